@@ -1,0 +1,416 @@
+/**
+ * The Starlark syntax tree produced by the parser and annotated by the resolver.
+ *
+ * Every node carries the 1-based `line` and `col` (column in UTF-8 bytes, like the
+ * reference implementation) of its first token. The resolver fills the optional
+ * annotation fields (`binding` on identifiers, `scope` on functions and the file);
+ * the parser leaves them undefined.
+ *
+ * @module
+ */
+
+/** A source position: 1-based line and 1-based column (in bytes of the line's UTF-8 text). */
+export interface Position {
+  /** 1-based line number. */
+  line: number;
+  /** 1-based column number. */
+  col: number;
+}
+
+/** Fields shared by every node. */
+export interface NodeBase extends Position {
+  /** Discriminant. */
+  kind: string;
+}
+
+// ---------------------------------------------------------------------------
+// Expressions
+
+/** How the resolver bound an identifier. */
+export type BindingScope = "local" | "cell" | "free" | "global" | "predeclared" | "universal" | "undefined";
+
+/** A resolved binding: the scope and the slot index within that scope. */
+export interface Binding {
+  /** Scope of the binding. */
+  scope: BindingScope;
+  /** Slot index (locals/cells: frame slot; free: closure index; global: module slot). */
+  index: number;
+  /** The name (kept for error messages and for predeclared/universal lookups). */
+  name: string;
+}
+
+/** An identifier. */
+export interface Ident extends NodeBase {
+  kind: "Ident";
+  /** Identifier text. */
+  name: string;
+  /** Filled by the resolver. */
+  binding?: Binding;
+}
+
+/** A literal token: int, float, string or bytes. */
+export interface Literal extends NodeBase {
+  kind: "Literal";
+  /** Which kind of literal. */
+  type: "int" | "float" | "string" | "bytes";
+  /**
+   * The decoded value: `number | bigint` for int (bigint only beyond ±(2^53−1)), `number` for float,
+   * and for string/bytes a binary string whose char codes (0..255) are the UTF-8 bytes of the value.
+   */
+  value: number | bigint | string;
+  /** The literal's source text (for error messages). */
+  raw: string;
+}
+
+/** A parenthesized expression (kept so that `(x)` is not a tuple and for positions). */
+export interface ParenExpr extends NodeBase {
+  kind: "ParenExpr";
+  /** Inner expression. */
+  x: Expr;
+}
+
+/** A list display `[a, b]`. */
+export interface ListExpr extends NodeBase {
+  kind: "ListExpr";
+  /** Elements. */
+  list: Expr[];
+}
+
+/** A tuple `a, b` or `(a, b)`. */
+export interface TupleExpr extends NodeBase {
+  kind: "TupleExpr";
+  /** Elements. */
+  list: Expr[];
+}
+
+/** One `key: value` entry of a dict display or dict comprehension. */
+export interface DictEntry extends NodeBase {
+  kind: "DictEntry";
+  /** Key expression. */
+  key: Expr;
+  /** Value expression. */
+  value: Expr;
+}
+
+/** A dict display `{k: v, ...}`. */
+export interface DictExpr extends NodeBase {
+  kind: "DictExpr";
+  /** Entries. */
+  list: DictEntry[];
+}
+
+/** Unary operators. */
+export type UnaryOp = "+" | "-" | "~" | "not";
+
+/** A unary expression. */
+export interface UnaryExpr extends NodeBase {
+  kind: "UnaryExpr";
+  /** Operator. */
+  op: UnaryOp;
+  /** Operand. */
+  x: Expr;
+}
+
+/** Binary operators, including comparisons and `and`/`or`, `in`, `not in`. */
+export type BinaryOp =
+  | "or"
+  | "and"
+  | "=="
+  | "!="
+  | "<"
+  | ">"
+  | "<="
+  | ">="
+  | "in"
+  | "not in"
+  | "|"
+  | "^"
+  | "&"
+  | "<<"
+  | ">>"
+  | "+"
+  | "-"
+  | "*"
+  | "/"
+  | "//"
+  | "%";
+
+/** A binary expression. */
+export interface BinaryExpr extends NodeBase {
+  kind: "BinaryExpr";
+  /** Operator. */
+  op: BinaryOp;
+  /** Line of the operator token (errors point at the operator, like the reference). */
+  opLine: number;
+  /** Column of the operator token. */
+  opCol: number;
+  /** Left operand. */
+  x: Expr;
+  /** Right operand. */
+  y: Expr;
+}
+
+/** `a if cond else b`. */
+export interface CondExpr extends NodeBase {
+  kind: "CondExpr";
+  /** Condition. */
+  cond: Expr;
+  /** Value when true. */
+  then: Expr;
+  /** Value when false. */
+  else: Expr;
+}
+
+/** `x[i]`. */
+export interface IndexExpr extends NodeBase {
+  kind: "IndexExpr";
+  /** Operand. */
+  x: Expr;
+  /** Index. */
+  index: Expr;
+}
+
+/** `x[lo:hi:step]`, any part optional. */
+export interface SliceExpr extends NodeBase {
+  kind: "SliceExpr";
+  /** Operand. */
+  x: Expr;
+  /** Lower bound or undefined. */
+  lo?: Expr;
+  /** Upper bound or undefined. */
+  hi?: Expr;
+  /** Step or undefined. */
+  step?: Expr;
+}
+
+/** `x.name`. */
+export interface DotExpr extends NodeBase {
+  kind: "DotExpr";
+  /** Operand. */
+  x: Expr;
+  /** Attribute name. */
+  name: string;
+  /** Position of the attribute name. */
+  nameLine: number;
+  /** Column of the attribute name. */
+  nameCol: number;
+}
+
+/** One argument of a call. */
+export type Arg =
+  | { kind: "positional"; value: Expr }
+  | { kind: "named"; name: string; value: Expr; line: number; col: number }
+  | { kind: "star"; value: Expr }
+  | { kind: "starstar"; value: Expr };
+
+/** `f(args)`. */
+export interface CallExpr extends NodeBase {
+  kind: "CallExpr";
+  /** Callee. */
+  fn: Expr;
+  /** Arguments in source order (the parser enforces the reference's ordering rules). */
+  args: Arg[];
+  /** Position of the closing parenthesis (the reference reports call errors there). */
+  rparenLine: number;
+  /** Column of the closing parenthesis. */
+  rparenCol: number;
+}
+
+/** A function parameter. */
+export type Param =
+  | { kind: "normal"; name: Ident }
+  | { kind: "default"; name: Ident; default: Expr }
+  | { kind: "star"; name?: Ident; line: number; col: number } // `*args`, or bare `*` when name is undefined
+  | { kind: "starstar"; name: Ident };
+
+/** Resolver information about one function (or the module's top level). */
+export interface FunctionScope {
+  /** Names of all local slots, parameters first, in slot order. */
+  locals: Ident[];
+  /** Indices into `locals` of the locals captured by nested functions (cells). */
+  cells: number[];
+  /** Free variables: bindings of the enclosing function captured by this one. */
+  freevars: Binding[];
+  /** Number of parameters (including `*args`/`**kwargs`). */
+  numParams: number;
+  /** Number of keyword-only parameters. */
+  numKwonlyParams: number;
+  /** Whether there is a `*args` parameter. */
+  hasVarargs: boolean;
+  /** Whether there is a `**kwargs` parameter. */
+  hasKwargs: boolean;
+}
+
+/** `lambda params: body`. */
+export interface LambdaExpr extends NodeBase {
+  kind: "LambdaExpr";
+  /** Parameters. */
+  params: Param[];
+  /** Body expression. */
+  body: Expr;
+  /** Filled by the resolver. */
+  scope?: FunctionScope;
+}
+
+/** A `for` clause of a comprehension. */
+export interface ForClause extends NodeBase {
+  kind: "ForClause";
+  /** Loop variables (an identifier, tuple or list of targets). */
+  vars: Expr;
+  /** Iterable. */
+  x: Expr;
+}
+
+/** An `if` clause of a comprehension. */
+export interface IfClause extends NodeBase {
+  kind: "IfClause";
+  /** Condition. */
+  cond: Expr;
+}
+
+/** `[body for ... if ...]` or `{k: v for ...}`. */
+export interface Comprehension extends NodeBase {
+  kind: "Comprehension";
+  /** True for a dict comprehension (body is a DictEntry). */
+  curly: boolean;
+  /** Element expression, or a DictEntry when `curly`. */
+  body: Expr | DictEntry;
+  /** Clauses; the first is always a ForClause. */
+  clauses: (ForClause | IfClause)[];
+}
+
+/** Any expression. */
+export type Expr =
+  | Ident
+  | Literal
+  | ParenExpr
+  | ListExpr
+  | TupleExpr
+  | DictExpr
+  | UnaryExpr
+  | BinaryExpr
+  | CondExpr
+  | IndexExpr
+  | SliceExpr
+  | DotExpr
+  | CallExpr
+  | LambdaExpr
+  | Comprehension;
+
+// ---------------------------------------------------------------------------
+// Statements
+
+/** An expression statement. */
+export interface ExprStmt extends NodeBase {
+  kind: "ExprStmt";
+  /** The expression. */
+  x: Expr;
+}
+
+/** `lhs = rhs` or an augmented assignment `lhs op= rhs`. */
+export interface AssignStmt extends NodeBase {
+  kind: "AssignStmt";
+  /** "=" or an augmented operator such as "+=". */
+  op: "=" | "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=";
+  /** Line of the operator token. */
+  opLine: number;
+  /** Column of the operator token. */
+  opCol: number;
+  /** Target(s). */
+  lhs: Expr;
+  /** Value. */
+  rhs: Expr;
+}
+
+/** `def name(params): body`. */
+export interface DefStmt extends NodeBase {
+  kind: "DefStmt";
+  /** Function name. */
+  name: Ident;
+  /** Parameters. */
+  params: Param[];
+  /** Body statements. */
+  body: Stmt[];
+  /** Filled by the resolver. */
+  scope?: FunctionScope;
+}
+
+/** `if cond: ... elif ...: ... else: ...` (an `elif` is a nested IfStmt in `else`). */
+export interface IfStmt extends NodeBase {
+  kind: "IfStmt";
+  /** Condition. */
+  cond: Expr;
+  /** Statements when true. */
+  then: Stmt[];
+  /** Statements when false (possibly empty). */
+  else: Stmt[];
+}
+
+/** `for vars in x: body`. */
+export interface ForStmt extends NodeBase {
+  kind: "ForStmt";
+  /** Loop variables. */
+  vars: Expr;
+  /** Iterable. */
+  x: Expr;
+  /** Body. */
+  body: Stmt[];
+}
+
+/** `while cond: body` (only with the `while` dialect option). */
+export interface WhileStmt extends NodeBase {
+  kind: "WhileStmt";
+  /** Condition. */
+  cond: Expr;
+  /** Body. */
+  body: Stmt[];
+}
+
+/** `return [x]`. */
+export interface ReturnStmt extends NodeBase {
+  kind: "ReturnStmt";
+  /** Returned value, or undefined for a bare return. */
+  result?: Expr;
+}
+
+/** `break`, `continue` or `pass`. */
+export interface BranchStmt extends NodeBase {
+  kind: "BranchStmt";
+  /** Which keyword. */
+  token: "break" | "continue" | "pass";
+}
+
+/** `load("module", "a", b="c")`. */
+export interface LoadStmt extends NodeBase {
+  kind: "LoadStmt";
+  /** Module string (decoded). */
+  module: string;
+  /** Local names bound by the statement. */
+  to: Ident[];
+  /** Names exported by the module, parallel to `to`. */
+  from: string[];
+}
+
+/** Any statement. */
+export type Stmt =
+  | ExprStmt
+  | AssignStmt
+  | DefStmt
+  | IfStmt
+  | ForStmt
+  | WhileStmt
+  | ReturnStmt
+  | BranchStmt
+  | LoadStmt;
+
+/** A parsed file. */
+export interface File {
+  /** File name used in positions. */
+  filename: string;
+  /** Top-level statements. */
+  stmts: Stmt[];
+  /** Filled by the resolver: the module-level (top-level) scope; `locals` are top-level temporaries. */
+  scope?: FunctionScope;
+  /** Filled by the resolver: global names in slot order. */
+  globals?: string[];
+}

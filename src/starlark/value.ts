@@ -1,0 +1,642 @@
+/**
+ * The Starlark value model shared by the whole engine.
+ *
+ * Representation (chosen so the hot paths stay on JS primitives):
+ *
+ * | Starlark | JS representation |
+ * |---|---|
+ * | `None` | `null` |
+ * | `bool` | `boolean` |
+ * | `int` | `number` when a safe integer (\|n\| ≤ 2^53−1), otherwise `bigint` (never a bigint in the safe range) |
+ * | `float` | {@link Float} |
+ * | `string` | JS `string` whose char codes are the UTF-8 *bytes* of the text (each 0..255): a "binary string" |
+ * | `bytes` | {@link Bytes} (same binary-string layout) |
+ * | `list`, `tuple`, `dict`, `set`, `range` | {@link List}, {@link Tuple}, {@link Dict}, {@link StarSet}, {@link Range} |
+ * | builtin function or method | {@link Builtin} |
+ * | module (`json`, `math`, capability namespaces) | {@link Module} |
+ *
+ * Because strings are byte strings, `len`, indexing and slicing are byte-exact like the reference, and
+ * comparing two JS strings compares their UTF-8 encodings. Use {@link fromJSString}/{@link toJSString}
+ * at the host boundary.
+ *
+ * @module
+ */
+
+/** Any Starlark value. */
+export type Value = null | boolean | number | bigint | string | StarObject;
+
+/** Keyword arguments as ordered `[name, value]` pairs (names are binary strings, i.e. ASCII identifiers). */
+export type Kwargs = [string, Value][];
+
+/** Base class of every non-primitive Starlark value. */
+export abstract class StarObject {
+  /** The Starlark type name, as returned by `type(x)`. */
+  abstract get typeName(): string;
+}
+
+/** A Starlark float (IEEE-754 double). Wrapped so that `1` (int) and `1.0` (float) stay distinct. */
+export class Float extends StarObject {
+  /** The float value. */
+  readonly value: number;
+  /** Wraps a JS number as a Starlark float. */
+  constructor(value: number) {
+    super();
+    this.value = value;
+  }
+  /** Always `"float"`. */
+  get typeName(): string {
+    return "float";
+  }
+}
+
+/** A Starlark bytes value: an immutable byte sequence stored as a binary string. */
+export class Bytes extends StarObject {
+  /** The bytes, one char code (0..255) per byte. */
+  readonly data: string;
+  /** Wraps a binary string. */
+  constructor(data: string) {
+    super();
+    this.data = data;
+  }
+  /** Always `"bytes"`. */
+  get typeName(): string {
+    return "bytes";
+  }
+}
+
+/** Marker for containers that can be frozen and that track active iterators. */
+export interface Mutable {
+  /** Whether the value has been frozen. */
+  frozen: boolean;
+  /** Number of active iterations; mutation is an error while positive. */
+  itercount: number;
+}
+
+/** A Starlark list. */
+export class List extends StarObject implements Mutable {
+  /** The elements (mutated in place by list operations; check {@link checkMutable} first). */
+  elems: Value[];
+  /** Whether the list has been frozen. */
+  frozen = false;
+  /** Number of active iterations. */
+  itercount = 0;
+  /** Creates a list that takes ownership of `elems`. */
+  constructor(elems: Value[] = []) {
+    super();
+    this.elems = elems;
+  }
+  /** Always `"list"`. */
+  get typeName(): string {
+    return "list";
+  }
+}
+
+/** A Starlark tuple (immutable). */
+export class Tuple extends StarObject {
+  /** The elements; never mutated after construction. */
+  readonly elems: Value[];
+  /** Creates a tuple that takes ownership of `elems`. */
+  constructor(elems: Value[]) {
+    super();
+    this.elems = elems;
+  }
+  /** Always `"tuple"`. */
+  get typeName(): string {
+    return "tuple";
+  }
+}
+
+/** The empty tuple, shared. */
+export const EMPTY_TUPLE: Tuple = new Tuple([]);
+
+/** Thrown for values that cannot be dict keys or set elements. */
+export class UnhashableError extends Error {
+  /** Type name of the offending value. */
+  readonly typeName: string;
+  /** Builds the reference's message `unhashable type: T`. */
+  constructor(typeName: string) {
+    super(`unhashable type: ${typeName}`);
+    this.typeName = typeName;
+  }
+}
+
+const identityIds = new WeakMap<object, number>();
+let nextIdentityId = 1;
+
+function identityKey(o: object): string {
+  let id = identityIds.get(o);
+  if (id === undefined) {
+    id = nextIdentityId++;
+    identityIds.set(o, id);
+  }
+  return "\u0103" + id;
+}
+
+/** Implemented by host-defined values that are hashable (by identity unless they say otherwise). */
+export interface HashableObject {
+  /** Returns a JS string that is equal for equal values; must contain a char ≥ 0x100 to avoid clashes. */
+  hashKey?(): string;
+}
+
+/**
+ * Maps a hashable Starlark value to a JS Map key such that two Starlark values are `==` exactly when their
+ * keys are SameValueZero-equal. Strings map to themselves (their chars are all < 0x100); every synthetic
+ * key contains a char ≥ 0x100 so it can never clash with a string.
+ *
+ * @throws {UnhashableError} for lists, dicts, sets and other unhashable values.
+ */
+export function hashKey(v: Value): unknown {
+  switch (typeof v) {
+    case "string":
+    case "number":
+    case "bigint":
+    case "boolean":
+      return v;
+    case "object":
+      if (v === null) return null;
+      if (v instanceof Float) return floatKey(v.value);
+      if (v instanceof Bytes) return "\u0101" + v.data;
+      if (v instanceof Tuple) return tupleKey(v);
+      if (v instanceof List || v instanceof Dict || v instanceof StarSet) throw new UnhashableError(v.typeName);
+      {
+        const h = (v as HashableObject).hashKey;
+        if (typeof h === "function") return h.call(v);
+        if ((v as { unhashable?: boolean }).unhashable) throw new UnhashableError(v.typeName);
+      }
+      return identityKey(v);
+  }
+  throw new UnhashableError(typeof v);
+}
+
+function floatKey(f: number): unknown {
+  if (Number.isNaN(f)) return "\u0100NaN"; // the reference treats all NaNs as equal
+  if (Number.isInteger(f)) return Number.isSafeInteger(f) ? f : BigInt(f);
+  return f; // non-integral: cannot equal any int; -0 and 0 are SameValueZero-equal
+}
+
+function tupleKey(t: Tuple): string {
+  let s = "\u0102(";
+  for (const e of t.elems) {
+    const k = hashKey(e);
+    switch (typeof k) {
+      case "string":
+        s += "s" + k.length + ":" + k;
+        break;
+      case "number":
+        s += "n" + (Object.is(k, -0) ? 0 : k) + ";";
+        break;
+      case "bigint":
+        s += "n" + k + ";"; // bigint keys are outside the safe range, so they never equal a number key
+        break;
+      case "boolean":
+        s += k ? "T" : "F";
+        break;
+      default:
+        s += "N";
+    }
+  }
+  return s + ")";
+}
+
+/** One dict entry. */
+export interface DictEntry {
+  /** The original key. */
+  key: Value;
+  /** The value. */
+  value: Value;
+}
+
+/** A Starlark dict: insertion-ordered, keyed by Starlark equality (see {@link hashKey}). */
+export class Dict extends StarObject implements Mutable {
+  /** Entries by normalized key; JS Map iteration order is insertion order, as in the reference. */
+  readonly map: Map<unknown, DictEntry> = new Map();
+  /** Whether the dict has been frozen. */
+  frozen = false;
+  /** Number of active iterations. */
+  itercount = 0;
+  /** Always `"dict"`. */
+  get typeName(): string {
+    return "dict";
+  }
+  /** Number of entries. */
+  get size(): number {
+    return this.map.size;
+  }
+  /** Looks a key up; returns `undefined` when absent. Throws {@link UnhashableError}. */
+  get(key: Value): Value | undefined {
+    const e = this.map.get(hashKey(key));
+    return e === undefined ? undefined : e.value;
+  }
+  /** Inserts or replaces without mutability checks (callers check with {@link checkMutable}). */
+  setUnchecked(key: Value, value: Value): void {
+    const k = hashKey(key);
+    const e = this.map.get(k);
+    if (e !== undefined) e.value = value;
+    else this.map.set(k, { key, value });
+  }
+  /** Removes a key without mutability checks; returns the removed value or `undefined`. */
+  deleteUnchecked(key: Value): Value | undefined {
+    const k = hashKey(key);
+    const e = this.map.get(k);
+    if (e === undefined) return undefined;
+    this.map.delete(k);
+    return e.value;
+  }
+  /** Keys in insertion order. */
+  keys(): Value[] {
+    const out: Value[] = [];
+    for (const e of this.map.values()) out.push(e.key);
+    return out;
+  }
+}
+
+/** A Starlark set: insertion-ordered, keyed like {@link Dict}. */
+export class StarSet extends StarObject implements Mutable {
+  /** Elements by normalized key. */
+  readonly map: Map<unknown, Value> = new Map();
+  /** Whether the set has been frozen. */
+  frozen = false;
+  /** Number of active iterations. */
+  itercount = 0;
+  /** Always `"set"`. */
+  get typeName(): string {
+    return "set";
+  }
+  /** Number of elements. */
+  get size(): number {
+    return this.map.size;
+  }
+  /** Membership test. Throws {@link UnhashableError}. */
+  has(v: Value): boolean {
+    return this.map.has(hashKey(v));
+  }
+  /** Adds without mutability checks. */
+  addUnchecked(v: Value): void {
+    const k = hashKey(v);
+    if (!this.map.has(k)) this.map.set(k, v);
+  }
+  /** Elements in insertion order. */
+  elems(): Value[] {
+    return [...this.map.values()];
+  }
+}
+
+/** The value of `range(start, stop, step)`: an immutable, lazily computed sequence of ints. */
+export class Range extends StarObject {
+  /** First value. */
+  readonly start: number;
+  /** Exclusive bound. */
+  readonly stop: number;
+  /** Non-zero step. */
+  readonly step: number;
+  /** Number of elements. */
+  readonly length: number;
+  /** Builds a range; the arguments are validated by the `range` builtin. */
+  constructor(start: number, stop: number, step: number) {
+    super();
+    this.start = start;
+    this.stop = stop;
+    this.step = step;
+    const n = step > 0 ? Math.ceil((stop - start) / step) : Math.ceil((start - stop) / -step);
+    this.length = n > 0 ? n : 0;
+  }
+  /** Always `"range"`. */
+  get typeName(): string {
+    return "range";
+  }
+  /** The i-th element (0 ≤ i < length). */
+  at(i: number): number {
+    return this.start + i * this.step;
+  }
+}
+
+/** Signature of a built-in function's implementation. `self` is the Builtin being called. */
+export type BuiltinFn = (thread: Thread, args: Value[], kwargs: Kwargs, self: Builtin) => Value;
+
+/** A built-in function, or a method bound to its receiver. */
+export class Builtin extends StarObject {
+  /** Name (for a method, just the method name, e.g. `append`). */
+  readonly name: string;
+  /** Implementation. */
+  readonly fn: BuiltinFn;
+  /** Bound receiver for methods; `undefined` for plain functions. */
+  readonly receiver: Value | undefined;
+  /** Creates a builtin. */
+  constructor(name: string, fn: BuiltinFn, receiver?: Value) {
+    super();
+    this.name = name;
+    this.fn = fn;
+    this.receiver = receiver;
+  }
+  /** Always `"builtin_function_or_method"`. */
+  get typeName(): string {
+    return "builtin_function_or_method";
+  }
+}
+
+/** A named collection of members accessed with `.`, such as `json`, `math` or a capability namespace. */
+export class Module extends StarObject {
+  /** Module name shown by `str()`. */
+  readonly name: string;
+  /** Members. */
+  readonly members: ReadonlyMap<string, Value>;
+  /** Creates a module; members are not copied. */
+  constructor(name: string, members: ReadonlyMap<string, Value>) {
+    super();
+    this.name = name;
+    this.members = members;
+  }
+  /** Always `"module"`. */
+  get typeName(): string {
+    return "module";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+/** Base class of every error the engine raises on purpose. */
+export class StarlarkError extends Error {}
+
+/** One frame of a Starlark call stack. */
+export interface CallFrame {
+  /** Function name (`<toplevel>` for module code, `<lambda>` for lambdas, builtin name for builtins). */
+  name: string;
+  /** File name. */
+  filename: string;
+  /** Line of the active call or failing operation (0 for builtins). */
+  line: number;
+  /** Column. */
+  col: number;
+}
+
+/** A Starlark runtime error (`fail()`, type errors, key errors...), with the call stack where it happened. */
+export class EvalError extends StarlarkError {
+  /** Innermost frame last, like Python tracebacks. */
+  callStack: CallFrame[];
+  /** Creates an error; the interpreter fills the call stack as the error propagates. */
+  constructor(message: string, callStack: CallFrame[] = []) {
+    super(message);
+    this.name = "EvalError";
+    this.callStack = callStack;
+  }
+  /** The error with its traceback, in the reference's format. */
+  backtrace(): string {
+    let s = "Traceback (most recent call last):\n";
+    for (const f of this.callStack) {
+      s += f.line > 0 ? `  ${f.filename}:${f.line}:${f.col}: in ${f.name}\n` : `  <builtin>: in ${f.name}\n`;
+    }
+    return s + "Error: " + this.message;
+  }
+}
+
+/** Which budget was exhausted. */
+export type ResourceKind = "steps" | "memory" | "depth" | "cancelled";
+
+/** A budget was exhausted (steps, memory, nesting depth) or the host cancelled the execution. */
+export class ResourceError extends StarlarkError {
+  /** Which budget. */
+  readonly resource: ResourceKind;
+  /** Creates a resource error. */
+  constructor(resource: ResourceKind, message: string) {
+    super(message);
+    this.name = "ResourceError";
+    this.resource = resource;
+  }
+}
+
+/** A scan, parse or resolve error at a source position. */
+export class StarlarkSyntaxError extends StarlarkError {
+  /** File name. */
+  readonly filename: string;
+  /** 1-based line. */
+  readonly line: number;
+  /** 1-based column. */
+  readonly col: number;
+  /** The bare message without the position. */
+  readonly msg: string;
+  /** Message is rendered `file:line:col: msg` like the reference. */
+  constructor(filename: string, line: number, col: number, msg: string) {
+    super(`${filename}:${line}:${col}: ${msg}`);
+    this.name = "StarlarkSyntaxError";
+    this.filename = filename;
+    this.line = line;
+    this.col = col;
+    this.msg = msg;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Threads, budgets, dialect
+
+/** Dialect options, as in the reference's `syntax.FileOptions`/resolve flags. All default to false. */
+export interface Dialect {
+  /** Allow the `set` builtin. */
+  set: boolean;
+  /** Allow `while` loops. */
+  while: boolean;
+  /** Allow recursive calls. */
+  recursion: boolean;
+  /** Allow `if`/`for`/`while` at top level. */
+  topLevelControl: boolean;
+  /** Allow reassigning a global (and `+=` on globals). */
+  globalReassign: boolean;
+}
+
+/** The reference's defaults: every option off. */
+export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
+  set: false,
+  while: false,
+  recursion: false,
+  topLevelControl: false,
+  globalReassign: false,
+});
+
+/** Every option on (the CLI's `--all-options`). */
+export const ALL_OPTIONS_DIALECT: Readonly<Dialect> = Object.freeze({
+  set: true,
+  while: true,
+  recursion: true,
+  topLevelControl: true,
+  globalReassign: true,
+});
+
+/** Loads a module for a `load` statement; returns its exported members. */
+export type LoadHook = (thread: Thread, module: string) => ReadonlyMap<string, Value>;
+
+/** Options for a {@link Thread}. */
+export interface ThreadOptions {
+  /** Thread name (shown nowhere by default; useful to hosts). */
+  name?: string;
+  /** Step budget; `Infinity` (default) means unbounded. */
+  maxSteps?: number;
+  /** Allocation budget in bytes (approximate, charged by operations that allocate); default unbounded. */
+  maxMemory?: number;
+  /** Maximum call depth (default 1000, like a generous recursion limit). */
+  maxCallDepth?: number;
+  /**
+   * Polled every few thousand steps (and inside long built-ins): return a reason string to stop the
+   * execution with a `cancelled` {@link ResourceError}, or `undefined` to continue.
+   */
+  checkInterrupt?: () => string | undefined;
+  /** Receives `print()` output; default discards it. */
+  print?: (thread: Thread, msg: string) => void;
+  /** Resolves `load` statements; absent means `load` fails. */
+  load?: LoadHook;
+  /** Dialect options. */
+  dialect?: Partial<Dialect>;
+}
+
+/** How many steps pass between two interrupt polls. */
+export const INTERRUPT_POLL_STEPS = 4096;
+
+/**
+ * The execution state of one Starlark evaluation: budgets, hooks, dialect and the call stack.
+ * A thread is used by one execution at a time and is never shared between executions.
+ */
+export class Thread {
+  /** Thread name. */
+  readonly name: string;
+  /** Steps executed so far. */
+  steps = 0;
+  /** Step budget. */
+  readonly maxSteps: number;
+  /** Bytes charged so far. */
+  memory = 0;
+  /** Allocation budget. */
+  readonly maxMemory: number;
+  /** Maximum call depth. */
+  readonly maxCallDepth: number;
+  /** The step count at which the next interrupt poll happens. */
+  nextPoll: number = INTERRUPT_POLL_STEPS;
+  /** Interrupt poll. */
+  readonly checkInterrupt: (() => string | undefined) | undefined;
+  /** Print hook. */
+  readonly print: (thread: Thread, msg: string) => void;
+  /** Load hook. */
+  readonly load: LoadHook | undefined;
+  /** Dialect options in force. */
+  readonly dialect: Readonly<Dialect>;
+  /** Active call stack (maintained by the interpreter and by builtin calls). */
+  readonly callStack: CallFrame[] = [];
+  /** Host-owned per-thread data, like the reference's `Thread.SetLocal`. */
+  readonly locals: Map<string, unknown> = new Map();
+
+  /** Creates a thread. */
+  constructor(options: ThreadOptions = {}) {
+    this.name = options.name ?? "";
+    this.maxSteps = options.maxSteps ?? Infinity;
+    this.maxMemory = options.maxMemory ?? Infinity;
+    this.maxCallDepth = options.maxCallDepth ?? 1000;
+    this.checkInterrupt = options.checkInterrupt;
+    this.print = options.print ?? (() => {});
+    this.load = options.load;
+    this.dialect = Object.freeze({ ...DEFAULT_DIALECT, ...options.dialect });
+  }
+
+  /**
+   * Charges `n` steps (n ≥ 0). Built-ins call this in proportion to their work before doing it.
+   * @throws {ResourceError} when the step budget is exhausted or the interrupt poll says stop.
+   */
+  charge(n: number): void {
+    this.steps += n;
+    if (this.steps > this.maxSteps) {
+      throw new ResourceError("steps", `Starlark computation cancelled: too many steps`);
+    }
+    if (this.steps >= this.nextPoll) this.poll();
+  }
+
+  /** Polls the interrupt hook now (the interpreter calls this through {@link charge}). */
+  poll(): void {
+    this.nextPoll = this.steps + INTERRUPT_POLL_STEPS;
+    if (this.checkInterrupt !== undefined) {
+      const reason = this.checkInterrupt();
+      if (reason !== undefined) throw new ResourceError("cancelled", `Starlark computation cancelled: ${reason}`);
+    }
+  }
+
+  /**
+   * Charges `bytes` of allocation against the memory budget before an operation allocates.
+   * @throws {ResourceError} when the memory budget would be exceeded.
+   */
+  allocate(bytes: number): void {
+    this.memory += bytes;
+    if (this.memory > this.maxMemory) {
+      throw new ResourceError("memory", `Starlark computation cancelled: memory budget exceeded`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Small shared helpers
+
+/** Returns the Starlark type name of any value. */
+export function typeName(v: Value): string {
+  switch (typeof v) {
+    case "string":
+      return "string";
+    case "number":
+    case "bigint":
+      return "int";
+    case "boolean":
+      return "bool";
+    default:
+      return v === null ? "NoneType" : v.typeName;
+  }
+}
+
+/** Whether `v` is a Starlark int. */
+export function isInt(v: Value): v is number | bigint {
+  return typeof v === "number" || typeof v === "bigint";
+}
+
+/** Normalizes a bigint to the canonical int representation (a number when it is a safe integer). */
+export function normInt(b: bigint): number | bigint {
+  return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;
+}
+
+/**
+ * Checks that a container may be mutated; `what` names the operation for the message, e.g.
+ * `"append to"` or `"insert into"`.
+ * @throws {EvalError} "cannot <what> frozen <type>" or "cannot <what> <type> during iteration".
+ */
+export function checkMutable(v: Mutable & StarObject, what: string): void {
+  if (v.frozen) throw new EvalError(`cannot ${what} frozen ${v.typeName}`);
+  if (v.itercount > 0) throw new EvalError(`cannot ${what} ${v.typeName} during iteration`);
+}
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
+
+/** Converts a JS (UTF-16) string to a Starlark binary string of its UTF-8 bytes. ASCII passes through. */
+export function fromJSString(s: string): string {
+  // deno-lint-ignore no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return s;
+  const bytes = utf8Encoder.encode(s);
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 8192) {
+    out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  }
+  return out;
+}
+
+/** Converts a Starlark binary string back to a JS string (invalid UTF-8 becomes U+FFFD). */
+export function toJSString(s: string): string {
+  // deno-lint-ignore no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return s;
+  return utf8Decoder.decode(binaryToBytes(s));
+}
+
+/** The bytes of a binary string. */
+export function binaryToBytes(s: string): Uint8Array {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+/** A binary string of the given bytes. */
+export function bytesToBinary(b: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < b.length; i += 8192) out += String.fromCharCode(...b.subarray(i, i + 8192));
+  return out;
+}
