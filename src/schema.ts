@@ -1,0 +1,32 @@
+/**
+ * Runtime type descriptors for capability inputs and outputs. They are plain JSON-able data so the
+ * same descriptor can be sent to a sandbox worker, which binds arguments against it.
+ *
+ * CONTRACT: the descriptor shapes are fixed; the `t` builder and static inference live with the core.
+ *
+ * @module
+ */
+
+/** A type descriptor. */
+export type TypeSchema =
+  | { readonly kind: "str" }
+  | { readonly kind: "int" }
+  | { readonly kind: "float" }
+  | { readonly kind: "bool" }
+  /** A struct field that may be omitted (absent) or None; elsewhere the same as nullable. */
+  | { readonly kind: "optional"; readonly of: TypeSchema }
+  /** A value that is present but may be None. */
+  | { readonly kind: "nullable"; readonly of: TypeSchema }
+  | { readonly kind: "list"; readonly of: TypeSchema }
+  /** A dict with string keys. */
+  | { readonly kind: "dict"; readonly of: TypeSchema }
+  /** Ordered named fields. */
+  | { readonly kind: "struct"; readonly fields: readonly StructField[] };
+
+/** One field of a struct descriptor. */
+export interface StructField {
+  /** Starlark-visible field name (a valid identifier). */
+  readonly name: string;
+  /** Field type. */
+  readonly type: TypeSchema;
+}
