@@ -2,86 +2,150 @@
  * Operations on Starlark values: truth, equality, ordering, arithmetic, indexing, attributes,
  * iteration, repr/str and freezing. The interpreter and the built-ins share these.
  *
- * CONTRACT STUB: signatures are fixed; bodies are being implemented (owner: values helper).
+ * The semantics and error messages are those of the reference implementation (starlark-go). The
+ * implementation is split over `ops_*.ts`; this module is the stable entry point.
+ *
+ * Host-defined values (subclasses of `StarObject` outside this module, e.g. the interpreter's
+ * functions) can take part through optional methods, all documented interfaces exported here:
+ * `starlarkRepr()` ({@link StarlarkReprable}), `starlarkEquals(y)` ({@link StarlarkEquatable}),
+ * `starlarkTruth()`, `starlarkCompare(y)`, `starlarkIterate()` ({@link StarlarkIterable}),
+ * `starlarkLen()` ({@link StarlarkSized}), `starlarkIndex(i)` ({@link StarlarkIndexable}),
+ * `starlarkSetIndex(i, v)`, `starlarkBinary(op, y, side)` ({@link StarlarkHasBinary}),
+ * `starlarkUnary(op)` ({@link StarlarkHasUnary}), `freeze()` ({@link Freezable}) and
+ * `starlarkAttr(name)`/`starlarkAttrNames()` ({@link StarlarkHasAttrs}).
  *
  * @module
  */
-import type { BinaryOp, UnaryOp } from "./syntax/ast.ts";
+import { lookupMethod, methodNames } from "./methods/mod.ts";
+import { Builtin, Dict, EvalError, List, Module, StarSet, Tuple, typeName } from "./value.ts";
 import type { Thread, Value } from "./value.ts";
 
-/** Iteration protocol used by `for`, comprehensions and built-ins. */
-export interface ValueIterator {
-  /** Next element, or `undefined` when exhausted. */
-  next(): Value | undefined;
-  /** Ends the iteration (decrements the container's `itercount`). Idempotent. */
-  done(): void;
+export { binary, concatStrings, repeatElems, repeatString } from "./ops_binary.ts";
+export type { StarlarkHasBinary } from "./ops_binary.ts";
+export { compare, COMPARE_LIMIT, compareValues, equals, truth } from "./ops_compare.ts";
+export type { CompareOp, StarlarkEquatable } from "./ops_compare.ts";
+export { getIndex, isHashable, iterate, len, setIndex, slice, tryIterate } from "./ops_index.ts";
+export type { StarlarkIndexable, StarlarkIterable, StarlarkSized, ValueIterator } from "./ops_index.ts";
+export { quote, repr, str } from "./ops_repr.ts";
+export type { StarlarkReprable } from "./ops_repr.ts";
+export { unary } from "./ops_unary.ts";
+export type { StarlarkHasUnary } from "./ops_unary.ts";
+
+/** A host value with fields (`x.name`). */
+export interface StarlarkHasAttrs {
+  /** The attribute's value, or `undefined` when there is none. */
+  starlarkAttr(name: string): Value | undefined;
+  /** All attribute names. */
+  starlarkAttrNames(): string[];
 }
 
-function todo(): never {
-  throw new Error("not implemented yet");
+/** A host value that has mutable state to freeze. */
+export interface Freezable {
+  /** Freezes the value and what it references. */
+  freeze(): void;
 }
 
-/** Truth value (`bool(x)`). */
-export function truth(_x: Value): boolean {
-  return todo();
-}
-/** `x == y`. Throws EvalError on excessive recursion. */
-export function equals(_x: Value, _y: Value): boolean {
-  return todo();
-}
-/** Three-way comparison for ordered types; throws EvalError `unsupported comparison: T < U`-style. */
-export function compare(_op: "<" | "<=" | ">" | ">=", _x: Value, _y: Value): boolean {
-  return todo();
-}
-/** Three-way comparison (negative, zero, positive) used by sorted/min/max. */
-export function compareValues(_x: Value, _y: Value): number {
-  return todo();
-}
-/** Binary operator other than `and`/`or` (which the interpreter short-circuits). */
-export function binary(_thread: Thread, _op: BinaryOp, _x: Value, _y: Value): Value {
-  return todo();
-}
-/** Unary operator. */
-export function unary(_thread: Thread, _op: UnaryOp, _x: Value): Value {
-  return todo();
-}
-/** `x[i]`. */
-export function getIndex(_thread: Thread, _x: Value, _i: Value): Value {
-  return todo();
-}
-/** `x[i] = v`. */
-export function setIndex(_thread: Thread, _x: Value, _i: Value, _v: Value): void {
-  return todo();
-}
-/** `x[lo:hi:step]` (absent parts are `null`... but note None is also null: absent == None, as in the spec). */
-export function slice(_thread: Thread, _x: Value, _lo: Value, _hi: Value, _step: Value): Value {
-  return todo();
-}
 /** `x.name`: fields, module members and bound methods. */
-export function getAttr(_thread: Thread, _x: Value, _name: string): Value {
-  return todo();
+export function getAttr(_thread: Thread, x: Value, name: string): Value {
+  if (x instanceof Module) {
+    const v = x.members.get(name);
+    if (v !== undefined) return v;
+  } else {
+    const fn = lookupMethod(x, name);
+    if (fn !== undefined) return new Builtin(name, (t, a, k) => fn(t, x, a, k), x);
+    const attr = (x as Partial<StarlarkHasAttrs> | null)?.starlarkAttr;
+    if (typeof attr === "function") {
+      const v = attr.call(x, name);
+      if (v !== undefined) return v;
+    }
+  }
+  let msg = `${typeName(x)} has no .${name} field or method`;
+  const near = nearest(name, attrNames(x));
+  if (near !== undefined) msg += ` (did you mean .${near}?)`;
+  throw new EvalError(msg);
 }
+
 /** Names of `x`'s attributes, sorted (`dir(x)`). */
-export function attrNames(_x: Value): string[] {
-  return todo();
+export function attrNames(x: Value): string[] {
+  if (x instanceof Module) return [...x.members.keys()].sort();
+  const names = methodNames(x);
+  const own = (x as Partial<StarlarkHasAttrs> | null)?.starlarkAttrNames;
+  if (typeof own === "function") {
+    const all = new Set([...names, ...own.call(x)]);
+    return [...all].sort();
+  }
+  return names;
 }
-/** Starts iterating; throws EvalError when `x` is not iterable. */
-export function iterate(_x: Value): ValueIterator {
-  return todo();
-}
-/** Length of a sequence or mapping, or -1 when `x` has none. */
-export function len(_x: Value): number {
-  return todo();
-}
-/** `repr(x)` as a binary string. */
-export function repr(_x: Value): string {
-  return todo();
-}
-/** `str(x)` as a binary string. */
-export function str(_x: Value): string {
-  return todo();
-}
+
 /** Freezes `x` and everything reachable from it. */
-export function freeze(_x: Value): void {
-  return todo();
+export function freeze(x: Value): void {
+  // Iterative, so that deeply nested values cannot exhaust the JS stack.
+  const stack: Value[] = [x];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (v instanceof List) {
+      if (v.frozen) continue;
+      v.frozen = true;
+      for (const e of v.elems) if (typeof e === "object" && e !== null) stack.push(e);
+    } else if (v instanceof Tuple) {
+      for (const e of v.elems) if (typeof e === "object" && e !== null) stack.push(e);
+    } else if (v instanceof Dict) {
+      if (v.frozen) continue;
+      v.frozen = true;
+      for (const e of v.map.values()) stack.push(e.key, e.value);
+    } else if (v instanceof StarSet) {
+      if (v.frozen) continue;
+      v.frozen = true;
+      for (const e of v.map.values()) if (typeof e === "object" && e !== null) stack.push(e);
+    } else if (v instanceof Builtin) {
+      if (v.receiver !== undefined) stack.push(v.receiver);
+    } else {
+      const f = (v as Partial<Freezable>).freeze;
+      if (typeof f === "function") f.call(v);
+    }
+  }
+}
+
+/**
+ * The candidate closest to `x` for a "did you mean" hint, like the reference: case and underscores are
+ * ignored, and at most half of the name may differ.
+ */
+export function nearest(x: string, candidates: readonly string[]): string | undefined {
+  const fx = fold(x);
+  let best: string | undefined;
+  let bestD = (fx.length + 1) >> 1;
+  for (const c of candidates) {
+    const d = levenshtein(fx, fold(c), bestD);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+function fold(s: string): string {
+  return s.replace(/_/g, "").replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+}
+
+function levenshtein(x: string, y: string, max: number): number {
+  if (x.length > y.length) [x, y] = [y, x];
+  if (y.length - x.length > max) return y.length - x.length;
+  const row = new Array<number>(y.length + 1);
+  for (let j = 0; j <= y.length; j++) row[j] = j;
+  for (let i = 1; i <= x.length; i++) {
+    row[0] = i;
+    let prev = i - 1;
+    let best = i;
+    for (let j = 1; j <= y.length; j++) {
+      const a = prev + (x.charCodeAt(i - 1) !== y.charCodeAt(j - 1) ? 1 : 0);
+      const k = Math.min(a, 1 + row[j - 1], 1 + row[j]);
+      prev = row[j];
+      row[j] = k;
+      if (k < best) best = k;
+    }
+    if (best > max) return best;
+  }
+  return row[y.length];
 }

@@ -157,7 +157,9 @@ export function hashKey(v: Value): unknown {
       if (v instanceof Float) return floatKey(v.value);
       if (v instanceof Bytes) return "\u0101" + v.data;
       if (v instanceof Tuple) return tupleKey(v);
-      if (v instanceof List || v instanceof Dict || v instanceof StarSet) throw new UnhashableError(v.typeName);
+      if (v instanceof List || v instanceof Dict || v instanceof StarSet) {
+        throw new UnhashableError(v.typeName);
+      }
       {
         const h = (v as HashableObject).hashKey;
         if (typeof h === "function") return h.call(v);
@@ -307,6 +309,12 @@ export class Range extends StarObject {
   /** The i-th element (0 ≤ i < length). */
   at(i: number): number {
     return this.start + i * this.step;
+  }
+  /** Ranges are not hashable; throws {@link UnhashableError} with the reference's `unhashable: range`. */
+  hashKey(): string {
+    const e = new UnhashableError("range");
+    e.message = "unhashable: range";
+    throw e;
   }
 }
 
@@ -551,7 +559,9 @@ export class Thread {
     this.nextPoll = this.steps + INTERRUPT_POLL_STEPS;
     if (this.checkInterrupt !== undefined) {
       const reason = this.checkInterrupt();
-      if (reason !== undefined) throw new ResourceError("cancelled", `Starlark computation cancelled: ${reason}`);
+      if (reason !== undefined) {
+        throw new ResourceError("cancelled", `Starlark computation cancelled: ${reason}`);
+      }
     }
   }
 

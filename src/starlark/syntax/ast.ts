@@ -1,15 +1,16 @@
 /**
  * The Starlark syntax tree produced by the parser and annotated by the resolver.
  *
- * Every node carries the 1-based `line` and `col` (column in UTF-8 bytes, like the
- * reference implementation) of its first token. The resolver fills the optional
+ * Every node carries the 1-based `line` and `col` of its first token, where `col` counts Unicode code
+ * points (runes) from the start of the line, like the reference implementation (a surrogate pair in the
+ * JS source is one column; a tab is one column). The resolver fills the optional
  * annotation fields (`binding` on identifiers, `scope` on functions and the file);
  * the parser leaves them undefined.
  *
  * @module
  */
 
-/** A source position: 1-based line and 1-based column (in bytes of the line's UTF-8 text). */
+/** A source position: 1-based line and 1-based column (counted in Unicode code points, like the reference). */
 export interface Position {
   /** 1-based line number. */
   line: number;
@@ -41,8 +42,9 @@ export interface Binding {
 
 /** An identifier. */
 export interface Ident extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "Ident";
-  /** Identifier text. */
+  /** Identifier text, as a binary string (UTF-8 bytes) like every Starlark string; ASCII in practice. */
   name: string;
   /** Filled by the resolver. */
   binding?: Binding;
@@ -50,6 +52,7 @@ export interface Ident extends NodeBase {
 
 /** A literal token: int, float, string or bytes. */
 export interface Literal extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "Literal";
   /** Which kind of literal. */
   type: "int" | "float" | "string" | "bytes";
@@ -58,12 +61,13 @@ export interface Literal extends NodeBase {
    * and for string/bytes a binary string whose char codes (0..255) are the UTF-8 bytes of the value.
    */
   value: number | bigint | string;
-  /** The literal's source text (for error messages). */
+  /** The literal's source text as written (a JS string, prefix and quotes included). */
   raw: string;
 }
 
 /** A parenthesized expression (kept so that `(x)` is not a tuple and for positions). */
 export interface ParenExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "ParenExpr";
   /** Inner expression. */
   x: Expr;
@@ -71,13 +75,18 @@ export interface ParenExpr extends NodeBase {
 
 /** A list display `[a, b]`. */
 export interface ListExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "ListExpr";
   /** Elements. */
   list: Expr[];
 }
 
-/** A tuple `a, b` or `(a, b)`. */
+/**
+ * A tuple `a, b`. As in the reference, `(a, b)` is a {@link ParenExpr} around a tuple positioned at its
+ * first element, and only the empty tuple `()` is a bare TupleExpr (positioned at its `(`).
+ */
 export interface TupleExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "TupleExpr";
   /** Elements. */
   list: Expr[];
@@ -85,7 +94,12 @@ export interface TupleExpr extends NodeBase {
 
 /** One `key: value` entry of a dict display or dict comprehension. */
 export interface DictEntry extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "DictEntry";
+  /** Line of the `:` (the reference reports hashing errors there). */
+  colonLine: number;
+  /** Column of the `:`. */
+  colonCol: number;
   /** Key expression. */
   key: Expr;
   /** Value expression. */
@@ -94,6 +108,7 @@ export interface DictEntry extends NodeBase {
 
 /** A dict display `{k: v, ...}`. */
 export interface DictExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "DictExpr";
   /** Entries. */
   list: DictEntry[];
@@ -104,6 +119,7 @@ export type UnaryOp = "+" | "-" | "~" | "not";
 
 /** A unary expression. */
 export interface UnaryExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "UnaryExpr";
   /** Operator. */
   op: UnaryOp;
@@ -137,6 +153,7 @@ export type BinaryOp =
 
 /** A binary expression. */
 export interface BinaryExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "BinaryExpr";
   /** Operator. */
   op: BinaryOp;
@@ -152,6 +169,7 @@ export interface BinaryExpr extends NodeBase {
 
 /** `a if cond else b`. */
 export interface CondExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "CondExpr";
   /** Condition. */
   cond: Expr;
@@ -163,7 +181,12 @@ export interface CondExpr extends NodeBase {
 
 /** `x[i]`. */
 export interface IndexExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "IndexExpr";
+  /** Line of the `[` (the reference reports index errors there). */
+  lbrackLine: number;
+  /** Column of the `[`. */
+  lbrackCol: number;
   /** Operand. */
   x: Expr;
   /** Index. */
@@ -172,7 +195,12 @@ export interface IndexExpr extends NodeBase {
 
 /** `x[lo:hi:step]`, any part optional. */
 export interface SliceExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "SliceExpr";
+  /** Line of the `[` (the reference reports slice errors there). */
+  lbrackLine: number;
+  /** Column of the `[`. */
+  lbrackCol: number;
   /** Operand. */
   x: Expr;
   /** Lower bound or undefined. */
@@ -185,43 +213,59 @@ export interface SliceExpr extends NodeBase {
 
 /** `x.name`. */
 export interface DotExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "DotExpr";
   /** Operand. */
   x: Expr;
-  /** Attribute name. */
+  /** Attribute name (binary string, like {@link Ident.name}). */
   name: string;
+  /** Line of the `.` (the reference reports attribute errors there). */
+  dotLine: number;
+  /** Column of the `.`. */
+  dotCol: number;
   /** Position of the attribute name. */
   nameLine: number;
   /** Column of the attribute name. */
   nameCol: number;
 }
 
-/** One argument of a call. */
+/**
+ * One argument of a call. `line`/`col` of a named argument are those of its name; of `*args`/`**kwargs`,
+ * those of the operator. A named argument's `name` is a binary string like {@link Ident.name}.
+ */
 export type Arg =
   | { kind: "positional"; value: Expr }
   | { kind: "named"; name: string; value: Expr; line: number; col: number }
-  | { kind: "star"; value: Expr }
-  | { kind: "starstar"; value: Expr };
+  | { kind: "star"; value: Expr; line: number; col: number }
+  | { kind: "starstar"; value: Expr; line: number; col: number };
 
 /** `f(args)`. */
 export interface CallExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "CallExpr";
   /** Callee. */
   fn: Expr;
   /** Arguments in source order (the parser enforces the reference's ordering rules). */
   args: Arg[];
-  /** Position of the closing parenthesis (the reference reports call errors there). */
+  /** Line of the opening parenthesis (the reference reports call errors there). */
+  lparenLine: number;
+  /** Column of the opening parenthesis. */
+  lparenCol: number;
+  /** Line of the closing parenthesis. */
   rparenLine: number;
   /** Column of the closing parenthesis. */
   rparenCol: number;
 }
 
-/** A function parameter. */
+/**
+ * A function parameter. `eqLine`/`eqCol` locate the `=` of a default; `line`/`col` of `*`/`**` params
+ * locate the operator (the reference reports parameter errors at these positions).
+ */
 export type Param =
   | { kind: "normal"; name: Ident }
-  | { kind: "default"; name: Ident; default: Expr }
+  | { kind: "default"; name: Ident; default: Expr; eqLine: number; eqCol: number }
   | { kind: "star"; name?: Ident; line: number; col: number } // `*args`, or bare `*` when name is undefined
-  | { kind: "starstar"; name: Ident };
+  | { kind: "starstar"; name: Ident; line: number; col: number };
 
 /** Resolver information about one function (or the module's top level). */
 export interface FunctionScope {
@@ -243,6 +287,7 @@ export interface FunctionScope {
 
 /** `lambda params: body`. */
 export interface LambdaExpr extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "LambdaExpr";
   /** Parameters. */
   params: Param[];
@@ -254,6 +299,7 @@ export interface LambdaExpr extends NodeBase {
 
 /** A `for` clause of a comprehension. */
 export interface ForClause extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "ForClause";
   /** Loop variables (an identifier, tuple or list of targets). */
   vars: Expr;
@@ -263,6 +309,7 @@ export interface ForClause extends NodeBase {
 
 /** An `if` clause of a comprehension. */
 export interface IfClause extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "IfClause";
   /** Condition. */
   cond: Expr;
@@ -270,6 +317,7 @@ export interface IfClause extends NodeBase {
 
 /** `[body for ... if ...]` or `{k: v for ...}`. */
 export interface Comprehension extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "Comprehension";
   /** True for a dict comprehension (body is a DictEntry). */
   curly: boolean;
@@ -302,6 +350,7 @@ export type Expr =
 
 /** An expression statement. */
 export interface ExprStmt extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "ExprStmt";
   /** The expression. */
   x: Expr;
@@ -309,6 +358,7 @@ export interface ExprStmt extends NodeBase {
 
 /** `lhs = rhs` or an augmented assignment `lhs op= rhs`. */
 export interface AssignStmt extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "AssignStmt";
   /** "=" or an augmented operator such as "+=". */
   op: "=" | "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=";
@@ -324,6 +374,7 @@ export interface AssignStmt extends NodeBase {
 
 /** `def name(params): body`. */
 export interface DefStmt extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "DefStmt";
   /** Function name. */
   name: Ident;
@@ -337,6 +388,7 @@ export interface DefStmt extends NodeBase {
 
 /** `if cond: ... elif ...: ... else: ...` (an `elif` is a nested IfStmt in `else`). */
 export interface IfStmt extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "IfStmt";
   /** Condition. */
   cond: Expr;
@@ -348,6 +400,7 @@ export interface IfStmt extends NodeBase {
 
 /** `for vars in x: body`. */
 export interface ForStmt extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "ForStmt";
   /** Loop variables. */
   vars: Expr;
@@ -359,6 +412,7 @@ export interface ForStmt extends NodeBase {
 
 /** `while cond: body` (only with the `while` dialect option). */
 export interface WhileStmt extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "WhileStmt";
   /** Condition. */
   cond: Expr;
@@ -368,6 +422,7 @@ export interface WhileStmt extends NodeBase {
 
 /** `return [x]`. */
 export interface ReturnStmt extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "ReturnStmt";
   /** Returned value, or undefined for a bare return. */
   result?: Expr;
@@ -375,6 +430,7 @@ export interface ReturnStmt extends NodeBase {
 
 /** `break`, `continue` or `pass`. */
 export interface BranchStmt extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "BranchStmt";
   /** Which keyword. */
   token: "break" | "continue" | "pass";
@@ -382,13 +438,16 @@ export interface BranchStmt extends NodeBase {
 
 /** `load("module", "a", b="c")`. */
 export interface LoadStmt extends NodeBase {
+  /** Node kind (discriminant). */
   kind: "LoadStmt";
-  /** Module string (decoded). */
+  /** Module string (decoded binary string). */
   module: string;
   /** Local names bound by the statement. */
   to: Ident[];
-  /** Names exported by the module, parallel to `to`. */
+  /** Names exported by the module (binary strings), parallel to `to`. */
   from: string[];
+  /** Positions of the `from` names (inside their string literals), parallel to `from`. */
+  fromPos: Position[];
 }
 
 /** Any statement. */

@@ -1,0 +1,254 @@
+/**
+ * Built-ins that build or consume collections: bytes, dict, enumerate, list, max, min, range,
+ * reversed, set, sorted, tuple, zip.
+ *
+ * @module
+ */
+import {
+  boolArg,
+  callableArg,
+  intArg,
+  isIterable,
+  iterableArg,
+  noKwargs,
+  unpackArgs,
+  unpackPositional,
+} from "../args.ts";
+import { call } from "../call.ts";
+import { compare, compareValues, iterate, len } from "../ops.ts";
+import {
+  Bytes,
+  Dict,
+  EMPTY_TUPLE,
+  EvalError,
+  List,
+  normInt,
+  Range,
+  StarSet,
+  Tuple,
+  typeName,
+} from "../value.ts";
+import type { Builtin, Kwargs, Thread, Value } from "../value.ts";
+import { transcodeUTF8 } from "../utf8.ts";
+import { lastSortError } from "./sort.ts";
+import { chargeBytes, collect, forEach, setInsert, SLOT_BYTES, updateDict } from "./util.ts";
+
+/** `bytes(x)`: from bytes, a string (invalid UTF-8 replaced) or an iterable of byte values. */
+export function bytesBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  noKwargs("bytes", kwargs);
+  if (args.length !== 1) throw new EvalError(`bytes: got ${args.length} arguments, want exactly 1`);
+  const x = args[0];
+  if (x instanceof Bytes) return x;
+  if (typeof x === "string") {
+    chargeBytes(thread, x.length);
+    return new Bytes(transcodeUTF8(x));
+  }
+  if (isIterable(x)) {
+    const n = len(x);
+    if (n > 0) thread.allocate(n);
+    const codes: number[] = [];
+    forEach(thread, x, (v, i) => {
+      if (typeof v !== "number" && typeof v !== "bigint") {
+        throw new EvalError(`bytes: at index ${i}, got ${typeName(v)}, want int`);
+      }
+      if (v < 0 || v > 255) {
+        throw new EvalError(`bytes: at index ${i}, ${v} out of range (want value in unsigned 8-bit range)`);
+      }
+      codes.push(Number(v));
+    });
+    let s = "";
+    for (let i = 0; i < codes.length; i += 8192) s += String.fromCharCode(...codes.slice(i, i + 8192));
+    return new Bytes(s);
+  }
+  throw new EvalError(`bytes: got ${typeName(x)}, want string, bytes, or iterable of ints`);
+}
+
+/** `dict(pairs_or_mapping=?, **kwargs)`. */
+export function dictBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  if (args.length > 1) throw new EvalError(`dict: got ${args.length} arguments, want at most 1`);
+  const d = new Dict();
+  try {
+    updateDict(thread, d, args, kwargs);
+  } catch (e) {
+    if (e instanceof EvalError) throw new EvalError(`dict: ${e.message}`);
+    throw e;
+  }
+  return d;
+}
+
+/** `enumerate(iterable, start=0)` (positional only, like the reference). */
+export function enumerateBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [x, start] = unpackPositional("enumerate", args, kwargs, 1, iterableArg, intArg);
+  const s = start ?? 0;
+  const elems = collect(thread, x as Value);
+  thread.allocate(elems.length * (2 * SLOT_BYTES + 16));
+  const out: Value[] = new Array(elems.length);
+  for (let i = 0; i < elems.length; i++) {
+    const k = s + i;
+    out[i] = new Tuple([Number.isSafeInteger(k) ? k : normInt(BigInt(s) + BigInt(i)), elems[i]]);
+  }
+  return new List(out);
+}
+
+/** `list(iterable=?)`. */
+export function listBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [x] = unpackPositional("list", args, kwargs, 0, iterableArg);
+  return new List(x === undefined ? [] : collect(thread, x));
+}
+
+/** `max(...)` and `min(...)`: one iterable or several positional values, with an optional `key`. */
+export function minmaxBuiltin(thread: Thread, args: Value[], kwargs: Kwargs, self: Builtin): Value {
+  const name = self.name;
+  if (args.length === 0) throw new EvalError(`${name} requires at least one positional argument`);
+  const [key] = unpackArgs(name, [], kwargs, ["key?", callableArg]);
+  const op = name === "max" ? ">" : "<";
+  const iterable = args.length === 1 ? args[0] : new Tuple(args);
+  if (!isIterable(iterable)) throw new EvalError(`${name}: ${typeName(iterable)} value is not iterable`);
+  const it = iterate(iterable);
+  try {
+    let extremum = it.next();
+    if (extremum === undefined) throw new EvalError(`${name}: argument is an empty sequence`);
+    let extremeKey = key === undefined ? extremum : call(thread, key, [extremum], []);
+    for (let x = it.next(); x !== undefined; x = it.next()) {
+      thread.charge(1);
+      const k = key === undefined ? x : call(thread, key, [x], []);
+      let better: boolean;
+      try {
+        better = compare(op, k, extremeKey);
+      } catch (e) {
+        if (e instanceof EvalError) throw new EvalError(`${name}: ${e.message}`);
+        throw e;
+      }
+      if (better) {
+        extremum = x;
+        extremeKey = k;
+      }
+    }
+    return extremum;
+  } finally {
+    it.done();
+  }
+}
+
+/** `range(stop)` / `range(start, stop, step=1)`: lazy. */
+export function rangeBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [a, b, c] = unpackPositional("range", args, kwargs, 1, intArg, intArg, intArg);
+  let start = a as number, stop = b ?? 0;
+  const step = c ?? 1;
+  if (args.length === 1) {
+    stop = start;
+    start = 0;
+  }
+  if (step === 0) throw new EvalError("range: step argument must not be zero");
+  return new Range(start, stop, step);
+}
+
+/** `reversed(iterable)`. */
+export function reversedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [x] = unpackPositional("reversed", args, kwargs, 1, iterableArg);
+  return new List(collect(thread, x as Value).reverse());
+}
+
+/** `set(iterable=?)`. */
+export function setBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [x] = unpackPositional("set", args, kwargs, 0, iterableArg);
+  const s = new StarSet();
+  if (x !== undefined) {
+    const n = len(x);
+    if (n > 0) thread.allocate(SLOT_BYTES * 2 * n);
+    forEach(thread, x, (v) => {
+      try {
+        setInsert(s, v);
+      } catch (e) {
+        if (e instanceof EvalError) throw new EvalError(`set: ${e.message}`);
+        throw e;
+      }
+    });
+  }
+  return s;
+}
+
+/** A comparator of key indices; all-number and all-string keys avoid the generic comparison. */
+function keyComparator(keys: Value[], sign: number): (i: number, j: number) => number {
+  if (keys.every((k) => typeof k === "number")) {
+    const ks = keys as number[];
+    return (i, j) => sign * (ks[i] - ks[j]);
+  }
+  if (keys.every((k) => typeof k === "string")) {
+    const ks = keys as string[];
+    return (i, j) => (ks[i] < ks[j] ? -sign : ks[i] > ks[j] ? sign : 0);
+  }
+  return (i, j) => sign * compareValues(keys[i], keys[j]);
+}
+
+/** `sorted(iterable, key=None, reverse=False)`: a stable sort. */
+export function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [x, key, reverse] = unpackArgs(
+    "sorted",
+    args,
+    kwargs,
+    ["iterable", iterableArg],
+    ["key?", callableArg],
+    ["reverse?", boolArg],
+  );
+  const values = collect(thread, x as Value);
+  const n = values.length;
+  if (n > 1) thread.charge(Math.ceil(n * Math.log2(n)));
+  const sign = reverse ? -1 : 1;
+  let keys = values;
+  if (key !== undefined) {
+    thread.allocate(SLOT_BYTES * n);
+    keys = values.map((v) => call(thread, key, [v], []));
+  }
+  const order = Array.from({ length: n }, (_, i) => i);
+  try {
+    order.sort(keyComparator(keys, sign));
+  } catch (e) {
+    // Report the same comparison error as the reference, whose sort order of comparisons differs.
+    if (e instanceof EvalError) throw lastSortError(thread, keys, reverse === true) ?? e;
+    throw e;
+  }
+  return new List(order.map((i) => values[i]));
+}
+
+/** `tuple(iterable=?)`. */
+export function tupleBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [x] = unpackPositional("tuple", args, kwargs, 0, iterableArg);
+  if (x === undefined) return EMPTY_TUPLE;
+  if (x instanceof Tuple) return x;
+  const elems = collect(thread, x);
+  return elems.length === 0 ? EMPTY_TUPLE : new Tuple(elems);
+}
+
+/** `zip(*iterables)`. */
+export function zipBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  noKwargs("zip", kwargs);
+  const cols = args.length;
+  const its: ReturnType<typeof iterate>[] = [];
+  try {
+    let rows = -1;
+    for (let i = 0; i < cols; i++) {
+      const seq = args[i];
+      if (!isIterable(seq)) throw new EvalError(`zip: argument #${i + 1} is not iterable: ${typeName(seq)}`);
+      its.push(iterate(seq));
+      const n = len(seq);
+      if (i === 0 || n < rows) rows = n; // any unknown length makes it unknown
+    }
+    if (rows > 0) thread.allocate(rows * (SLOT_BYTES * (cols + 1) + 16));
+    const out: Value[] = [];
+    if (cols === 0) return new List(out);
+    for (;;) {
+      const row: Value[] = new Array(cols);
+      for (let j = 0; j < cols; j++) {
+        const v = its[j].next();
+        if (v === undefined) return new List(out);
+        row[j] = v;
+      }
+      thread.charge(1);
+      if (rows < 0) thread.allocate(SLOT_BYTES * (cols + 1) + 16);
+      out.push(new Tuple(row));
+    }
+  } finally {
+    for (const it of its) it.done();
+  }
+}

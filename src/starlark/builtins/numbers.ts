@@ -1,0 +1,199 @@
+/**
+ * The numeric built-ins `int`, `float` and `abs`, with the reference's string parsing rules.
+ *
+ * @module
+ */
+import { anyArg, ArgConversionError, asInt32, noKwargs, unpackArgs, unpackPositional } from "../args.ts";
+import { EvalError, Float, normInt, typeName } from "../value.ts";
+import type { Kwargs, Thread, Value } from "../value.ts";
+import { chargeBytes } from "./util.ts";
+
+const DIGIT_VALUE = (c: number): number => {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const l = c | 0x20;
+  if (l >= 0x61 && l <= 0x7a) return l - 0x61 + 10;
+  return 99;
+};
+
+/** Parses unsigned digits in `base` (2..36), or returns undefined when any digit is invalid or `s` is empty. */
+function parseDigits(s: string, base: number): bigint | undefined {
+  if (s === "") return undefined;
+  for (let i = 0; i < s.length; i++) if (DIGIT_VALUE(s.charCodeAt(i)) >= base) return undefined;
+  if (base === 10) return BigInt(s);
+  if (base === 16) return BigInt("0x" + s);
+  if (base === 8) return BigInt("0o" + s);
+  if (base === 2) return BigInt("0b" + s);
+  // Other bases: accumulate in chunks whose value stays below 2^53.
+  const per = Math.floor(53 / Math.log2(base));
+  let acc = 0n;
+  for (let i = 0; i < s.length; i += per) {
+    const chunk = s.slice(i, i + per);
+    let v = 0;
+    for (let j = 0; j < chunk.length; j++) v = v * base + DIGIT_VALUE(chunk.charCodeAt(j));
+    acc = acc * BigInt(base) ** BigInt(chunk.length) + BigInt(v);
+  }
+  return acc;
+}
+
+/**
+ * `int(s, base)` parsing: optional sign, optional `0x`/`0o`/`0b` prefix (stripped when it matches `base`
+ * or base is 0), and with base 0 a leading zero only in an all-zero literal. Returns undefined on error.
+ */
+export function parseIntLiteral(s: string, base: number): number | bigint | undefined {
+  let neg = false;
+  if (s !== "" && (s[0] === "+" || s[0] === "-")) {
+    neg = s[0] === "-";
+    s = s.slice(1);
+  }
+  if (s.length > 1 && s[0] === "0") {
+    let prefix = 0;
+    if (s.length > 2) {
+      const c = s[1].toLowerCase();
+      prefix = c === "o" ? 8 : c === "x" ? 16 : c === "b" ? 2 : 0;
+    }
+    if (prefix !== 0) {
+      if (base === 0 || base === prefix) {
+        base = prefix;
+        s = s.slice(2);
+      }
+    } else if (base === 0) {
+      // With automatic base detection a leading zero is only allowed in "0", "00"...
+      return /^0+$/.test(s) ? 0 : undefined;
+    }
+  }
+  if (base === 0) base = 10;
+  const v = parseDigits(s, base);
+  if (v === undefined) return undefined;
+  return normInt(neg ? -v : v);
+}
+
+// Go float literal syntax (as accepted by strconv.ParseFloat): underscores only between digits, or
+// between a hex prefix and a digit; hex mantissas need a `p` exponent.
+const DEC = "[0-9]+(?:_[0-9]+)*";
+const HEX = "[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*";
+const DECIMAL_FLOAT = new RegExp(`^[+-]?(?:${DEC}(?:\\.(?:${DEC})?)?|\\.${DEC})(?:[eE][+-]?${DEC})?$`);
+const HEX_FLOAT = new RegExp(`^([+-]?)0[xX](_?${HEX}(?:\\.(?:${HEX})?)?|\\.${HEX})[pP]([+-]?${DEC})$`);
+
+/** Rounds `m * 2^e` (m > 0) to the nearest double, ties to even, including subnormals and overflow. */
+function scaleToFloat(m: bigint, e: number): number {
+  const bits = m.toString(2).length;
+  const shift = Math.max(bits - 53, -1074 - e);
+  if (shift <= 0) return Number(m) * 2 ** e;
+  if (shift > bits + 1) return 0;
+  let q = m >> BigInt(shift);
+  const rem = m - (q << BigInt(shift));
+  const half = 1n << BigInt(shift - 1);
+  if (rem > half || (rem === half && (q & 1n) === 1n)) q += 1n;
+  // 2 ** (e + shift) may itself be subnormal; splitting the product keeps it exact.
+  const k = e + shift;
+  return k < -1000 ? Number(q) * 2 ** -1000 * 2 ** (k + 1000) : Number(q) * 2 ** k;
+}
+
+/**
+ * Parses a float literal like Go's `strconv.ParseFloat` (decimal or hexadecimal, underscores between
+ * digits). Returns undefined for a syntax error; an out-of-range value gives ±Infinity.
+ */
+export function parseFloatLiteral(s: string): number | undefined {
+  if (DECIMAL_FLOAT.test(s)) return Number(s.replaceAll("_", ""));
+  const m = HEX_FLOAT.exec(s);
+  if (m === null) return undefined;
+  const mant = m[2].replaceAll("_", "");
+  const dot = mant.indexOf(".");
+  const digits = dot < 0 ? mant : mant.slice(0, dot) + mant.slice(dot + 1);
+  const fracDigits = dot < 0 ? 0 : mant.length - dot - 1;
+  const exp = Number(m[3].replaceAll("_", ""));
+  const v = BigInt("0x" + digits);
+  let f: number;
+  if (v === 0n) f = 0;
+  else if (!Number.isFinite(exp) || exp > 100000) f = Infinity;
+  else if (exp < -100000) f = 0;
+  else f = scaleToFloat(v, exp - 4 * fracDigits);
+  return m[1] === "-" ? -f : f;
+}
+
+function intToFloat(x: number | bigint): number {
+  const f = Number(x);
+  if (!Number.isFinite(f)) throw new EvalError("int too large to convert to float");
+  return f;
+}
+
+/** Converts a finite or non-finite float to an int, truncating toward zero (the reference's `NumberToInt`). */
+export function floatToInt(f: number): number | bigint {
+  if (Number.isNaN(f)) throw new EvalError("cannot convert float NaN to integer");
+  if (!Number.isFinite(f)) throw new EvalError("cannot convert float infinity to integer");
+  const t = Math.trunc(f);
+  return Number.isSafeInteger(t) ? (t === 0 ? 0 : t) : normInt(BigInt(t));
+}
+
+/** `int(x=0, base=?)`. */
+export function intBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [xArg, base] = unpackArgs("int", args, kwargs, ["x", anyArg], ["base?", anyArg]);
+  const x = xArg === undefined ? 0 : xArg;
+  if (typeof x === "string") {
+    let b = 10;
+    if (base !== undefined) {
+      try {
+        b = asInt32(base);
+      } catch (e) {
+        if (e instanceof ArgConversionError) {
+          throw new EvalError(`int: for base, got ${typeName(base)}, want int`);
+        }
+        throw e;
+      }
+      if (b !== 0 && (b < 2 || b > 36)) throw new EvalError("int: base must be an integer >= 2 && <= 36");
+    }
+    chargeBytes(thread, x.length);
+    // Converting decimal (or other non-power-of-two) digits costs time quadratic in their number.
+    if (x.length > 1000) thread.charge(Math.floor((x.length * x.length) / 1e5));
+    const res = parseIntLiteral(x, b);
+    if (res === undefined) throw new EvalError(`int: invalid literal with base ${b}: ${x}`);
+    return res;
+  }
+  if (base !== undefined) throw new EvalError("int: can't convert non-string with explicit base");
+  if (typeof x === "boolean") return x ? 1 : 0;
+  if (typeof x === "number" || typeof x === "bigint") return x;
+  if (x instanceof Float) {
+    try {
+      return floatToInt(x.value);
+    } catch (e) {
+      if (e instanceof EvalError) throw new EvalError(`int: ${e.message}`);
+      throw e;
+    }
+  }
+  throw new EvalError(`int: cannot convert ${typeName(x)} to int`);
+}
+
+/** `float(x=0.0)`. */
+export function floatBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  noKwargs("float", kwargs);
+  if (args.length === 0) return new Float(0);
+  if (args.length !== 1) throw new EvalError(`float got ${args.length} arguments, wants 1`);
+  const x = args[0];
+  if (typeof x === "boolean") return new Float(x ? 1 : 0);
+  if (typeof x === "number" || typeof x === "bigint") return new Float(intToFloat(x));
+  if (x instanceof Float) return x;
+  if (typeof x === "string") {
+    if (x === "") throw new EvalError("float: empty string");
+    chargeBytes(thread, x.length);
+    const lower = x.toLowerCase();
+    if (lower === "inf" || lower === "+inf" || lower === "infinity" || lower === "+infinity") {
+      return new Float(Infinity);
+    }
+    if (lower === "-inf" || lower === "-infinity") return new Float(-Infinity);
+    if (lower === "nan" || lower === "+nan" || lower === "-nan") return new Float(NaN);
+    const f = parseFloatLiteral(x);
+    if (f !== undefined && !Number.isFinite(f)) throw new EvalError("floating-point number too large");
+    if (f === undefined) throw new EvalError(`invalid float literal: ${x}`);
+    return new Float(f);
+  }
+  throw new EvalError(`float got ${typeName(x)}, want number or string`);
+}
+
+/** `abs(x)`. */
+export function absBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [x] = unpackPositional("abs", args, kwargs, 1, anyArg) as [Value];
+  if (x instanceof Float) return new Float(Math.abs(x.value));
+  if (typeof x === "number") return x < 0 ? -x : x;
+  if (typeof x === "bigint") return x < 0n ? normInt(-x) : x;
+  throw new EvalError(`got ${typeName(x)}, want int or float`);
+}

@@ -1,0 +1,278 @@
+/**
+ * The parser behind `json.decode`: the reference's recursive-descent decoder (starlark-go `lib/json`)
+ * rewritten as an explicit-stack loop, with the same results, error messages and offsets, plus a
+ * nesting limit ({@link MAX_DECODE_NESTING}) and budget charging.
+ *
+ * @module
+ */
+import { Dict, Float, List, normInt, ResourceError, typeName } from "../value.ts";
+import type { Thread, Value } from "../value.ts";
+import { JSONSyntaxError, quoteByte } from "./json_scan.ts";
+import { unquoteJSONString } from "./json_strings.ts";
+
+/** `json.decode` rejects documents with more nested arrays/objects than this (Go's encoding/json limit). */
+export const MAX_DECODE_NESTING = 10000;
+
+/** Number literals longer than this many digits are charged quadratically (BigInt parsing is superlinear). */
+const BIG_NUMBER_DIGITS = 1000;
+
+const ENTRY_BYTES = 16;
+const VALUE_BYTES = 16;
+
+/** Charges the superlinear cost of converting a huge decimal number. */
+export function chargeBigDigits(thread: Thread, digits: number): void {
+  if (digits > BIG_NUMBER_DIGITS) thread.charge(Math.floor((digits * digits) / 65536));
+}
+
+/** Invalid JSON (the only failure that `default` replaces), with the reference's message and offset. */
+export class DecodeFailure extends Error {
+  /** Byte offset in the input where parsing stopped. */
+  readonly offset: number;
+  /** Creates a failure; `message` has no position or function prefix. */
+  constructor(message: string, offset: number) {
+    super(message);
+    this.offset = offset;
+  }
+}
+
+/** An array or object being parsed. */
+interface DecodeFrame {
+  list: Value[] | undefined;
+  dict: Dict | undefined;
+  /** Key whose value is being parsed; undefined while the key itself is being parsed. */
+  key: string | undefined;
+}
+
+// The float syntax Go's strconv.ParseFloat accepts, restricted to the characters the scanner collects.
+const FLOAT_RE = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** Memory is charged in batches of about this many bytes (and at the end). */
+const ALLOC_BATCH = 65536;
+
+/**
+ * Parses a JSON document exactly like the reference's `json.decode`, iteratively (the reference recurses).
+ * Failures carry the reference's message and offset.
+ */
+export class Decoder {
+  private i = 0;
+  private readonly n: number;
+  private pending = 0;
+
+  /** A decoder of the document `s` (a binary string), charging `thread`. */
+  constructor(private readonly thread: Thread, private readonly s: string) {
+    this.n = s.length;
+  }
+
+  /** Throws a {@link DecodeFailure} at the current offset. */
+  private fail(msg: string): never {
+    throw new DecodeFailure(msg, this.i);
+  }
+
+  /** Charges memory, in batches. */
+  private alloc(bytes: number): void {
+    this.pending += bytes;
+    if (this.pending >= ALLOC_BATCH) {
+      this.thread.allocate(this.pending);
+      this.pending = 0;
+    }
+  }
+
+  /** Skips spaces; reports whether input remains. */
+  private skipSpace(): boolean {
+    const s = this.s;
+    let i = this.i;
+    for (; i < this.n; i++) {
+      const c = s.charCodeAt(i);
+      if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) {
+        this.i = i;
+        return true;
+      }
+    }
+    this.i = i;
+    return false;
+  }
+
+  /** The next non-space byte (not consumed); fails at the end of input. */
+  private next(): number {
+    if (!this.skipSpace()) this.fail("unexpected end of file");
+    return this.s.charCodeAt(this.i);
+  }
+
+  /**
+   * Parses the whole document (one value, optionally surrounded by spaces) and returns its value.
+   *
+   * @throws {DecodeFailure} for invalid JSON.
+   * @throws {ResourceError} when nesting exceeds {@link MAX_DECODE_NESTING} or a budget is exhausted.
+   */
+  decode(): Value {
+    const s = this.s;
+    const stack: DecodeFrame[] = [];
+    for (;;) {
+      // Parse one value starting at i; containers push a frame and loop back for their first child.
+      let v: Value = null;
+      const b = this.next();
+      switch (b) {
+        case 0x22: // "
+          v = this.parseString();
+          break;
+        case 0x6e: // n
+        case 0x74: // t
+        case 0x66: { // f
+          const word = b === 0x6e ? "null" : b === 0x74 ? "true" : "false";
+          if (!s.startsWith(word, this.i)) this.fail(`unexpected character ${quoteByte(b)}`);
+          this.i += word.length;
+          v = b === 0x6e ? null : b === 0x74;
+          break;
+        }
+        case 0x5b: // [
+        case 0x7b: { // {
+          // Like Go's encoding/json, empty containers count towards the depth too.
+          if (stack.length >= MAX_DECODE_NESTING) {
+            throw new ResourceError(
+              "depth",
+              `json.decode: at offset ${this.i}, nesting exceeds the maximum depth of ${MAX_DECODE_NESTING}`,
+            );
+          }
+          this.i++;
+          const close = b === 0x5b ? 0x5d : 0x7d;
+          if (this.next() === close) {
+            this.i++;
+            this.alloc(VALUE_BYTES * 2);
+            v = b === 0x5b ? new List([]) : new Dict();
+            break;
+          }
+          stack.push(
+            b === 0x5b
+              ? { list: [], dict: undefined, key: undefined }
+              : { list: undefined, dict: new Dict(), key: undefined },
+          );
+          continue;
+        }
+        default:
+          if ((b >= 0x30 && b <= 0x39) || b === 0x2d) v = this.parseNumber();
+          else this.fail(`unexpected character ${quoteByte(b)}`);
+      }
+      // Hand the value to the enclosing containers, closing those that end here.
+      for (;;) {
+        const top = stack[stack.length - 1];
+        if (top === undefined) {
+          if (this.skipSpace()) {
+            this.fail(`unexpected character ${quoteByte(s.charCodeAt(this.i))} after value`);
+          }
+          this.thread.allocate(this.pending);
+          this.pending = 0;
+          return v;
+        }
+        if (top.list !== undefined) {
+          top.list.push(v);
+          const c = this.next();
+          if (c === 0x2c) {
+            this.i++;
+            break;
+          }
+          if (c !== 0x5d) this.fail(`got ${quoteByte(c)}, want ',' or ']'`);
+          this.i++;
+          stack.pop();
+          this.alloc(VALUE_BYTES * 2 + 8 * top.list.length);
+          v = new List(top.list);
+          continue;
+        }
+        const dict = top.dict!;
+        if (top.key === undefined) {
+          if (typeof v !== "string") this.fail(`got ${typeName(v)} for object key, want string`);
+          const c = this.next();
+          if (c !== 0x3a) this.fail(`after object key, got ${quoteByte(c)}, want ':' `);
+          this.i++;
+          top.key = v as string;
+          break;
+        }
+        // A string is its own hash key (see value.ts); a repeated key keeps its place, takes the new value.
+        const entry = dict.map.get(top.key);
+        if (entry !== undefined) entry.value = v;
+        else dict.map.set(top.key, { key: top.key, value: v });
+        top.key = undefined;
+        const c = this.next();
+        if (c === 0x2c) {
+          this.i++;
+          break;
+        }
+        if (c !== 0x7d) this.fail(`in object, got ${quoteByte(c)}, want ',' or '}'`);
+        this.i++;
+        stack.pop();
+        this.alloc(VALUE_BYTES * 2 + ENTRY_BYTES * dict.size);
+        v = dict;
+      }
+    }
+  }
+
+  /** Parses the string literal at the current offset. */
+  private parseString(): string {
+    // Find the closing quote; the content is used as-is when it has no escapes and is ASCII.
+    const s = this.s;
+    const start = this.i;
+    let safe = true;
+    let j = start + 1;
+    for (; j < this.n; j++) {
+      const c = s.charCodeAt(j);
+      if (c === 0x22) break;
+      if (c === 0x5c) {
+        safe = false;
+        j++;
+      } else if (c >= 0x80) {
+        safe = false;
+      }
+    }
+    if (j >= this.n) this.fail("unclosed string literal");
+    j++; // the closing quote
+    this.i = j;
+    this.alloc(VALUE_BYTES + j - start);
+    if (safe) return s.slice(start + 1, j - 1);
+    try {
+      return unquoteJSONString(s.slice(start, j));
+    } catch (e) {
+      if (e instanceof JSONSyntaxError) this.fail(e.message);
+      throw e;
+    }
+  }
+
+  /** Parses the number literal at the current offset: an int, or a float if it has `.eE+-`. */
+  private parseNumber(): Value {
+    const s = this.s;
+    const start = this.i;
+    let isFloat = false;
+    let j = start + 1;
+    for (; j < this.n; j++) {
+      const c = s.charCodeAt(j);
+      if (c >= 0x30 && c <= 0x39) continue;
+      if (c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d) isFloat = true;
+      else break;
+    }
+    this.i = j;
+    // JSON disallows a leading zero before a digit.
+    const d = s.charCodeAt(start) === 0x2d ? start + 1 : start;
+    if (d === j || (s.charCodeAt(d) === 0x30 && d + 1 < j && isDigitAt(s, d + 1))) {
+      this.fail(`invalid number: ${s.slice(start, j)}`);
+    }
+    if (j - start <= 15 && !isFloat) {
+      // Small ints: accumulate directly (no string, no BigInt).
+      let x = 0;
+      for (let k = d; k < j; k++) x = x * 10 + (s.charCodeAt(k) - 0x30);
+      return d > start && x !== 0 ? -x : x; // "-0" is the int 0
+    }
+    const num = s.slice(start, j);
+    chargeBigDigits(this.thread, num.length);
+    if (isFloat) {
+      const x = FLOAT_RE.test(num) ? Number(num) : NaN;
+      if (!Number.isFinite(x)) this.fail(`invalid number: ${num}`);
+      this.alloc(VALUE_BYTES);
+      return new Float(x);
+    }
+    this.alloc(VALUE_BYTES + (num.length >> 1));
+    return normInt(BigInt(num));
+  }
+}
+
+function isDigitAt(s: string, k: number): boolean {
+  const c = s.charCodeAt(k);
+  return c >= 0x30 && c <= 0x39;
+}

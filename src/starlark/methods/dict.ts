@@ -1,0 +1,118 @@
+/**
+ * Methods of `dict`: clear, get, items, keys, pop, popitem, setdefault, update, values.
+ *
+ * @module
+ */
+import { anyArg, checkPositional, unpackPositional } from "../args.ts";
+import { type Dict, EvalError, List, Tuple, UnhashableError } from "../value.ts";
+import type { Kwargs, Thread, Value } from "../value.ts";
+import { checkHashMutable, dictGet, dictSet, hashing, SLOT_BYTES, updateDict } from "../builtins/util.ts";
+import { named } from "./list.ts";
+import type { MethodFn } from "./mod.ts";
+
+type DictFn = (thread: Thread, d: Dict, args: Value[], kwargs: Kwargs, name: string) => Value;
+
+/** Removes `k` with the reference's order of checks: mutability, then (for a non-empty dict) hashability. */
+function dictDelete(d: Dict, k: Value): Value | undefined {
+  checkHashMutable(d, "delete from");
+  if (d.size === 0) return undefined;
+  return hashing(() => d.deleteUnchecked(k));
+}
+
+const clear: DictFn = (_thread, d, args, kwargs, name) => {
+  checkPositional(name, args, kwargs, 0, 0);
+  // The reference reports this error without the method-name prefix.
+  checkHashMutable(d, "clear");
+  d.map.clear();
+  return null;
+};
+
+const get: DictFn = (_thread, d, args, kwargs, name) => {
+  checkPositional(name, args, kwargs, 1, 2);
+  let v: Value | undefined;
+  try {
+    v = d.get(args[0]);
+  } catch (e) {
+    if (e instanceof UnhashableError) throw new EvalError(`${name}: ${e.message}`);
+    throw e;
+  }
+  if (v !== undefined) return v;
+  return args.length > 1 ? args[1] : null;
+};
+
+const items: DictFn = (thread, d, args, kwargs, name) => {
+  checkPositional(name, args, kwargs, 0, 0);
+  thread.charge(d.size);
+  thread.allocate(d.size * (3 * SLOT_BYTES + 16));
+  const out: Value[] = [];
+  for (const e of d.map.values()) out.push(new Tuple([e.key, e.value]));
+  return new List(out);
+};
+
+const keys: DictFn = (thread, d, args, kwargs, name) => {
+  checkPositional(name, args, kwargs, 0, 0);
+  thread.charge(d.size);
+  thread.allocate(d.size * SLOT_BYTES);
+  return new List(d.keys());
+};
+
+const values: DictFn = (thread, d, args, kwargs, name) => {
+  checkPositional(name, args, kwargs, 0, 0);
+  thread.charge(d.size);
+  thread.allocate(d.size * SLOT_BYTES);
+  const out: Value[] = [];
+  for (const e of d.map.values()) out.push(e.value);
+  return new List(out);
+};
+
+const pop: DictFn = (_thread, d, args, kwargs, name) => {
+  const [k, dflt] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg) as [Value, Value | undefined];
+  const v = named(name, () => dictDelete(d, k));
+  if (v !== undefined) return v;
+  if (dflt !== undefined) return dflt;
+  throw new EvalError(`${name}: missing key`);
+};
+
+const popitem: DictFn = (_thread, d, args, kwargs, name) => {
+  checkPositional(name, args, kwargs, 0, 0);
+  const first = d.map.values().next();
+  if (first.done) throw new EvalError(`${name}: empty dict`);
+  const { key } = first.value;
+  const v = named(name, () => dictDelete(d, key)) as Value;
+  return new Tuple([key, v]);
+};
+
+const setdefault: DictFn = (thread, d, args, kwargs, name) => {
+  const [k, dflt] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg) as [Value, Value | undefined];
+  const v = named(name, () => dictGet(d, k));
+  if (v !== undefined) return v;
+  const value = dflt ?? null;
+  named(name, () => dictSet(d, k, value));
+  thread.allocate(2 * SLOT_BYTES);
+  return value;
+};
+
+const update: DictFn = (thread, d, args, kwargs, name) => {
+  if (args.length > 1) throw new EvalError(`${name}: got ${args.length} arguments, want at most 1`);
+  named(name, () => updateDict(thread, d, args, kwargs));
+  return null;
+};
+
+const DICT_FUNCS: [string, DictFn][] = [
+  ["clear", clear],
+  ["get", get],
+  ["items", items],
+  ["keys", keys],
+  ["pop", pop],
+  ["popitem", popitem],
+  ["setdefault", setdefault],
+  ["update", update],
+  ["values", values],
+];
+
+/** The dict method table. */
+export const DICT_METHODS: ReadonlyMap<string, MethodFn> = new Map(
+  DICT_FUNCS.map((
+    [name, f],
+  ) => [name, (thread, recv, args, kwargs) => f(thread, recv as Dict, args, kwargs, name)]),
+);

@@ -1,0 +1,189 @@
+/**
+ * Methods of `set`: add, clear, difference, discard, intersection, issubset, issuperset, pop, remove,
+ * symmetric_difference, union, update.
+ *
+ * @module
+ */
+import { anyArg, checkPositional, isIterable, iterableArg, unpackPositional } from "../args.ts";
+import { EvalError, hashKey, StarSet, typeName } from "../value.ts";
+import type { Kwargs, Thread, Value } from "../value.ts";
+import { checkHashMutable, forEach, hashing, setInsert, SLOT_BYTES } from "../builtins/util.ts";
+import { named } from "./list.ts";
+import type { MethodFn } from "./mod.ts";
+
+type SetFn = (thread: Thread, s: StarSet, args: Value[], kwargs: Kwargs, name: string) => Value;
+
+function clone(thread: Thread, s: StarSet): StarSet {
+  thread.charge(s.size);
+  thread.allocate(2 * SLOT_BYTES * s.size);
+  const out = new StarSet();
+  for (const [k, v] of s.map) out.map.set(k, v);
+  return out;
+}
+
+/** Removes `x`, checking mutability first and hashability only for a non-empty set, like the reference. */
+function setDelete(s: StarSet, x: Value): boolean {
+  checkHashMutable(s, "delete from");
+  if (s.size === 0) return false;
+  return hashing(() => s.map.delete(hashKey(x)));
+}
+
+function has(s: StarSet, x: Value): boolean {
+  return hashing(() => s.has(x));
+}
+
+/** The single, optional iterable argument of difference/intersection/...; the reference requires it. */
+function otherArg(name: string, args: Value[], kwargs: Kwargs): Value {
+  const [other] = unpackPositional(name, args, kwargs, 0, iterableArg);
+  // The reference crashes when the argument is omitted; report it as a missing argument instead.
+  if (other === undefined) throw new EvalError(`${name}: got 0 arguments, want 1`);
+  return other;
+}
+
+const add: SetFn = (thread, s, args, kwargs, name) => {
+  const [x] = unpackPositional(name, args, kwargs, 1, anyArg) as [Value];
+  named(name, () => checkHashMutable(s, "insert into"));
+  if (named(name, () => has(s, x))) return null;
+  thread.allocate(2 * SLOT_BYTES);
+  named(name, () => setInsert(s, x));
+  return null;
+};
+
+const clear: SetFn = (_thread, s, args, kwargs, name) => {
+  checkPositional(name, args, kwargs, 0, 0);
+  if (s.size > 0) {
+    named(name, () => checkHashMutable(s, "clear"));
+    s.map.clear();
+  }
+  return null;
+};
+
+const difference: SetFn = (thread, s, args, kwargs, name) => {
+  const other = otherArg(name, args, kwargs);
+  const diff = clone(thread, s);
+  forEach(thread, other, (x) => {
+    named(name, () => setDelete(diff, x));
+  });
+  return diff;
+};
+
+const intersection: SetFn = (thread, s, args, kwargs, name) => {
+  const other = otherArg(name, args, kwargs);
+  const out = new StarSet();
+  forEach(thread, other, (x) => {
+    if (named(name, () => has(s, x))) {
+      thread.allocate(2 * SLOT_BYTES);
+      named(name, () => setInsert(out, x));
+    }
+  });
+  return out;
+};
+
+const issubset: SetFn = (thread, s, args, kwargs, name) => {
+  const other = otherArg(name, args, kwargs);
+  // Counts the distinct elements of `other` that are in `s`, stopping once all are found.
+  const found = new Set<unknown>();
+  if (s.size > 0) {
+    forEach(thread, other, (x) => {
+      const k = named(name, () => hashing(() => hashKey(x)));
+      if (s.map.has(k)) found.add(k);
+      return found.size === s.size;
+    });
+  }
+  return found.size === s.size;
+};
+
+const issuperset: SetFn = (thread, s, args, kwargs, name) => {
+  const other = otherArg(name, args, kwargs);
+  let result = true;
+  forEach(thread, other, (x) => {
+    if (!named(name, () => has(s, x))) {
+      result = false;
+      return true;
+    }
+  });
+  return result;
+};
+
+const discard: SetFn = (_thread, s, args, kwargs, name) => {
+  const [x] = unpackPositional(name, args, kwargs, 1, anyArg) as [Value];
+  named(name, () => checkHashMutable(s, "delete from"));
+  if (!named(name, () => has(s, x))) return null;
+  named(name, () => setDelete(s, x));
+  return null;
+};
+
+const pop: SetFn = (_thread, s, args, kwargs, name) => {
+  checkPositional(name, args, kwargs, 0, 0);
+  const first = s.map.entries().next();
+  if (first.done) throw new EvalError(`${name}: empty set`);
+  named(name, () => checkHashMutable(s, "delete from"));
+  s.map.delete(first.value[0]);
+  return first.value[1];
+};
+
+const remove: SetFn = (_thread, s, args, kwargs, name) => {
+  const [x] = unpackPositional(name, args, kwargs, 1, anyArg) as [Value];
+  if (named(name, () => setDelete(s, x))) return null;
+  throw new EvalError(`${name}: missing key`);
+};
+
+const symmetricDifference: SetFn = (thread, s, args, kwargs, name) => {
+  const other = otherArg(name, args, kwargs);
+  const diff = clone(thread, s);
+  forEach(thread, other, (x) => {
+    if (!named(name, () => setDelete(diff, x))) {
+      thread.allocate(2 * SLOT_BYTES);
+      diff.addUnchecked(x);
+    }
+  });
+  return diff;
+};
+
+/** Inserts every element of every argument (the reference's `setUpdate`). */
+function setUpdate(thread: Thread, s: StarSet, name: string, args: Value[], kwargs: Kwargs): void {
+  if (kwargs.length > 0) throw new EvalError(`${name}: does not accept keyword arguments`);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!isIterable(arg)) {
+      throw new EvalError(`${name}: argument #${i + 1} is not iterable: ${typeName(arg)}`);
+    }
+    forEach(thread, arg, (x) => {
+      thread.allocate(2 * SLOT_BYTES);
+      named(name, () => setInsert(s, x));
+    });
+  }
+}
+
+const union: SetFn = (thread, s, args, kwargs, name) => {
+  const out = clone(thread, s);
+  setUpdate(thread, out, name, args, kwargs);
+  return out;
+};
+
+const update: SetFn = (thread, s, args, kwargs, name) => {
+  setUpdate(thread, s, name, args, kwargs);
+  return null;
+};
+
+const SET_FUNCS: [string, SetFn][] = [
+  ["add", add],
+  ["clear", clear],
+  ["difference", difference],
+  ["discard", discard],
+  ["intersection", intersection],
+  ["issubset", issubset],
+  ["issuperset", issuperset],
+  ["pop", pop],
+  ["remove", remove],
+  ["symmetric_difference", symmetricDifference],
+  ["union", union],
+  ["update", update],
+];
+
+/** The set method table. */
+export const SET_METHODS: ReadonlyMap<string, MethodFn> = new Map(
+  SET_FUNCS.map((
+    [name, f],
+  ) => [name, (thread, recv, args, kwargs) => f(thread, recv as StarSet, args, kwargs, name)]),
+);

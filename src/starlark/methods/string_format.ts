@@ -1,0 +1,115 @@
+/**
+ * `str.format`: `{}` (automatic numbering), `{0}`, `{name}`, conversions `!s`/`!r`, and `{{`/`}}`
+ * escapes. Format specs, attribute/element syntax and nesting are rejected with the reference's messages.
+ *
+ * @module
+ */
+import { quote, repr } from "../ops.ts";
+import { EvalError } from "../value.ts";
+import type { Kwargs, Thread, Value } from "../value.ts";
+import { chargeBytes, displayString } from "../builtins/util.ts";
+
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** A field name made only of decimal digits, as an index (undefined when not one, or beyond int64). */
+function decimalIndex(s: string): number | undefined {
+  if (!/^[0-9]*$/.test(s)) return undefined;
+  if (s.length > 18 && BigInt(s) > INT64_MAX) return undefined;
+  return Number(s);
+}
+
+/** Appends the literal text `lit`, turning `}}` into `}` and rejecting a lone `}`. */
+function literal(out: string[], lit: string): void {
+  for (;;) {
+    const j = lit.indexOf("}");
+    if (j < 0) {
+      out.push(lit);
+      return;
+    }
+    if (j + 1 === lit.length || lit[j + 1] !== "}") throw new EvalError("format: single '}' in format");
+    out.push(lit.slice(0, j + 1));
+    lit = lit.slice(j + 2);
+  }
+}
+
+/** `format_string.format(*args, **kwargs)`. */
+export function formatMethod(thread: Thread, format: string, args: Value[], kwargs: Kwargs): Value {
+  chargeBytes(thread, format.length);
+  const out: string[] = [];
+  let size = 0;
+  let auto = false, manual = false;
+  let index = 0;
+  for (;;) {
+    const open = format.indexOf("{");
+    literal(out, open < 0 ? format : format.slice(0, open));
+    if (open < 0) break;
+    if (format[open + 1] === "{") {
+      out.push("{");
+      format = format.slice(open + 2);
+      continue;
+    }
+    format = format.slice(open + 1);
+    const close = format.indexOf("}");
+    if (close < 0) throw new EvalError("format: unmatched '{' in format");
+    let field = format.slice(0, close);
+    format = format.slice(close + 1);
+
+    let name: string, conv = "s", spec = "";
+    const bang = field.indexOf("!");
+    if (bang < 0) {
+      const colon = field.indexOf(":");
+      if (colon < 0) name = field;
+      else [name, spec] = [field.slice(0, colon), field.slice(colon + 1)];
+    } else {
+      name = field.slice(0, bang);
+      field = field.slice(bang + 1);
+      const colon = field.indexOf(":");
+      if (colon < 0) conv = field;
+      else [conv, spec] = [field.slice(0, colon), field.slice(colon + 1)];
+    }
+
+    let arg: Value | undefined;
+    const num = name === "" ? undefined : decimalIndex(name);
+    if (name === "") {
+      if (manual) {
+        throw new EvalError(
+          "format: cannot switch from manual field specification to automatic field numbering",
+        );
+      }
+      auto = true;
+      if (index >= args.length) throw new EvalError("format: tuple index out of range");
+      arg = args[index++];
+    } else if (num !== undefined) {
+      if (auto) {
+        throw new EvalError(
+          "format: cannot switch from automatic field numbering to manual field specification",
+        );
+      }
+      manual = true;
+      if (num >= args.length) throw new EvalError("format: tuple index out of range");
+      arg = args[num];
+    } else {
+      arg = kwargs.find(([k]) => k === name)?.[1];
+      if (arg === undefined) {
+        if (name.includes(".")) {
+          throw new EvalError(`format: attribute syntax x.y is not supported in replacement fields: ${name}`);
+        }
+        if (name.includes("[")) {
+          throw new EvalError(`format: element syntax a[i] is not supported in replacement fields: ${name}`);
+        }
+        if (name.includes("{")) throw new EvalError("format: nested replacement fields not supported");
+        throw new EvalError(`format: keyword ${name} not found`);
+      }
+    }
+    if (spec !== "") throw new EvalError(`format spec features not supported in replacement fields: ${spec}`);
+    let text: string;
+    if (conv === "s") text = displayString(arg);
+    else if (conv === "r") text = repr(arg);
+    else throw new EvalError(`format: unknown conversion ${quote(conv)}`);
+    size += text.length;
+    thread.allocate(text.length);
+    out.push(text);
+  }
+  chargeBytes(thread, size);
+  return out.join("");
+}

@@ -1,0 +1,62 @@
+/**
+ * Whitespace splitting for `str.split`/`str.rsplit` with no separator, with Go's rules: runs of
+ * `unicode.IsSpace` runes separate fields, and invalid UTF-8 bytes are never spaces.
+ *
+ * @module
+ */
+import { decodeRune, runeOf, sizeOf } from "../utf8.ts";
+import { decodeLastRune, isSpace } from "./unicode.ts";
+
+/** All whitespace-separated fields (Go's `strings.Fields`). */
+export function splitFields(s: string): string[] {
+  return splitSpace(s, -1);
+}
+
+/**
+ * Whitespace-separated fields from the left; with `max` ≥ 0, after `max` splits the last field runs
+ * to the end of the string (keeping its trailing spaces).
+ */
+export function splitSpace(s: string, max: number): string[] {
+  const res: string[] = [];
+  let start = -1;
+  for (let i = 0; i < s.length;) {
+    const p = decodeRune(s, i);
+    if (isSpace(runeOf(p))) {
+      if (start >= 0) {
+        if (res.length === max) break;
+        res.push(s.slice(start, i));
+        start = -1;
+      }
+    } else if (start < 0) {
+      start = i;
+    }
+    i += sizeOf(p);
+  }
+  if (start >= 0) res.push(s.slice(start));
+  return res;
+}
+
+/**
+ * Whitespace-separated fields from the right; after `max` (≥ 0) splits the first field runs to the
+ * start of the string (keeping its leading spaces).
+ */
+export function rsplitSpace(s: string, max: number): string[] {
+  const res: string[] = [];
+  let end = -1;
+  let i = s.length;
+  while (i > 0) {
+    const p = decodeLastRune(s, i);
+    if (isSpace(runeOf(p))) {
+      if (end >= 0) {
+        if (res.length === max) break;
+        res.push(s.slice(i, end));
+        end = -1;
+      }
+    } else if (end < 0) {
+      end = i;
+    }
+    i -= sizeOf(p);
+  }
+  if (end >= 0) res.push(s.slice(0, end));
+  return res.reverse();
+}

@@ -1,0 +1,176 @@
+/**
+ * The iterable views returned by `s.elems()`, `s.elem_ords()`, `s.codepoints()`, `s.codepoint_ords()`
+ * and `b.elems()`, with the reference's type names (`string.elems`, `string.codepoints`, `bytes.elems`),
+ * reprs (`"abc".elems()`), equality (same text and kind) and capabilities: `string.elems` supports `len`
+ * and indexing; the other two are only iterable. None of them is hashable.
+ *
+ * @module
+ */
+import { quote } from "./ops_repr.ts";
+import type { ValueIterator } from "./ops_index.ts";
+import { decodeRune, RUNE_ERROR_UTF8 } from "./utf8.ts";
+import { StarObject, UnhashableError } from "./value.ts";
+import type { Value } from "./value.ts";
+
+function unhashable(type: string): UnhashableError {
+  const e = new UnhashableError(type);
+  e.message = `unhashable: ${type}`; // the reference's wording for these types
+  return e;
+}
+
+/** `s.elems()` (1-byte strings) or `s.elem_ords()` (ints 0..255): an indexable sequence of the bytes. */
+export class StringElems extends StarObject {
+  /** The string (binary). */
+  readonly s: string;
+  /** Whether the elements are ints rather than 1-byte strings. */
+  readonly ords: boolean;
+  /** Creates the view. */
+  constructor(s: string, ords: boolean) {
+    super();
+    this.s = s;
+    this.ords = ords;
+  }
+  /** Always `"string.elems"`. */
+  get typeName(): string {
+    return "string.elems";
+  }
+  /** Number of bytes. */
+  starlarkLen(): number {
+    return this.s.length;
+  }
+  /** The i-th byte, as a string or an int. */
+  starlarkIndex(i: number): Value {
+    return this.ords ? this.s.charCodeAt(i) : this.s[i];
+  }
+  /** Iterates the bytes. */
+  starlarkIterate(): ValueIterator {
+    let i = 0;
+    const s = this.s, ords = this.ords;
+    return {
+      next: () => (i < s.length ? (ords ? s.charCodeAt(i++) : s[i++]) : undefined),
+      done: () => {},
+    };
+  }
+  /** `"abc".elems()` or `"abc".elem_ords()`. */
+  starlarkRepr(): string {
+    return quote(this.s) + (this.ords ? ".elem_ords()" : ".elems()");
+  }
+  /** Equal to a view of the same kind over the same string. */
+  starlarkEquals(y: Value): boolean {
+    return y instanceof StringElems && y.s === this.s && y.ords === this.ords;
+  }
+  /** Not hashable. */
+  hashKey(): string {
+    throw unhashable(this.typeName);
+  }
+}
+
+/**
+ * `s.codepoints()` (substrings) or `s.codepoint_ords()` (ints): iterates the UTF-8 code points; each
+ * byte of an invalid sequence yields U+FFFD (as a string or as 0xFFFD).
+ */
+export class StringCodepoints extends StarObject {
+  /** The string (binary). */
+  readonly s: string;
+  /** Whether the elements are ints rather than strings. */
+  readonly ords: boolean;
+  /** Creates the view. */
+  constructor(s: string, ords: boolean) {
+    super();
+    this.s = s;
+    this.ords = ords;
+  }
+  /** Always `"string.codepoints"`. */
+  get typeName(): string {
+    return "string.codepoints";
+  }
+  /** Iterates the code points. */
+  starlarkIterate(): ValueIterator {
+    let i = 0;
+    const s = this.s, ords = this.ords;
+    return {
+      next: (): Value | undefined => {
+        if (i >= s.length) return undefined;
+        const c = s.charCodeAt(i);
+        if (c < 0x80) {
+          i++;
+          return ords ? c : s[i - 1];
+        }
+        const p = decodeRune(s, i);
+        const size = p & 7;
+        const r = (p - size) / 8;
+        const start = i;
+        i += size;
+        if (ords) return r;
+        return size === 1 ? RUNE_ERROR_UTF8 : s.slice(start, i);
+      },
+      done: () => {},
+    };
+  }
+  /** `"abc".codepoints()` or `"abc".codepoint_ords()`. */
+  starlarkRepr(): string {
+    return quote(this.s) + (this.ords ? ".codepoint_ords()" : ".codepoints()");
+  }
+  /** Equal to a view of the same kind over the same string. */
+  starlarkEquals(y: Value): boolean {
+    return y instanceof StringCodepoints && y.s === this.s && y.ords === this.ords;
+  }
+  /** Not hashable. */
+  hashKey(): string {
+    throw unhashable(this.typeName);
+  }
+}
+
+/** `b.elems()`: iterates the bytes of a bytes value as ints 0..255. */
+export class BytesElems extends StarObject {
+  /** The bytes (binary string). */
+  readonly data: string;
+  /** Creates the view. */
+  constructor(data: string) {
+    super();
+    this.data = data;
+  }
+  /** Always `"bytes.elems"`. */
+  get typeName(): string {
+    return "bytes.elems";
+  }
+  /** Iterates the bytes as ints. */
+  starlarkIterate(): ValueIterator {
+    let i = 0;
+    const s = this.data;
+    return { next: () => (i < s.length ? s.charCodeAt(i++) : undefined), done: () => {} };
+  }
+  /** `b"abc".elems()`. */
+  starlarkRepr(): string {
+    return quote(this.data, true) + ".elems()";
+  }
+  /** Equal to a view over the same bytes. */
+  starlarkEquals(y: Value): boolean {
+    return y instanceof BytesElems && y.data === this.data;
+  }
+  /** Not hashable. */
+  hashKey(): string {
+    throw unhashable(this.typeName);
+  }
+}
+
+/** `s.elems()`. */
+export function stringElems(s: string): StringElems {
+  return new StringElems(s, false);
+}
+/** `s.elem_ords()`. */
+export function stringElemOrds(s: string): StringElems {
+  return new StringElems(s, true);
+}
+/** `s.codepoints()`. */
+export function stringCodepoints(s: string): StringCodepoints {
+  return new StringCodepoints(s, false);
+}
+/** `s.codepoint_ords()`. */
+export function stringCodepointOrds(s: string): StringCodepoints {
+  return new StringCodepoints(s, true);
+}
+/** `b.elems()`. */
+export function bytesElems(data: string): BytesElems {
+  return new BytesElems(data);
+}
