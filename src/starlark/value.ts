@@ -390,11 +390,19 @@ export class EvalError extends StarlarkError {
   }
   /** The error with its traceback, in the reference's format. */
   backtrace(): string {
+    // Like the reference, an innermost built-in frame is named in the final line instead of listed.
+    let frames = this.callStack;
+    let where = "";
+    const last = frames[frames.length - 1];
+    if (last !== undefined && last.line === 0) {
+      where = ` in ${last.name}`;
+      frames = frames.slice(0, -1);
+    }
     let s = "Traceback (most recent call last):\n";
-    for (const f of this.callStack) {
+    for (const f of frames) {
       s += f.line > 0 ? `  ${f.filename}:${f.line}:${f.col}: in ${f.name}\n` : `  <builtin>: in ${f.name}\n`;
     }
-    return s + "Error: " + this.message;
+    return s + `Error${where}: ` + this.message;
   }
 }
 
