@@ -1,0 +1,260 @@
+/**
+ * The compiler: turns a resolved syntax tree into a tree of JS closures (one per node, built once), which
+ * V8 then optimizes like ordinary code. Expressions compile to `(frame) => Value`, statements to
+ * `(frame) => completion code`.
+ *
+ * The compiler tracks a "current position" exactly where the reference's bytecode compiler does, so that
+ * every runtime error is reported at the same line and column as the reference.
+ *
+ * @module
+ */
+import { MAX_NESTING } from "../resolve/resolve.ts";
+import type { DefStmt, Expr, File, FunctionScope, LambdaExpr, Param, Position, Stmt } from "../syntax/ast.ts";
+import { StarlarkSyntaxError, type Value } from "../value.ts";
+import { compileExpr } from "./compile_expr.ts";
+import { compileStmts, sequence } from "./compile_stmt.ts";
+import {
+  type Cell,
+  type DefaultValue,
+  type ExprFn,
+  F_FREE,
+  F_LOCALS,
+  F_MODULE,
+  type Frame,
+  FuncCode,
+  MANDATORY,
+  type ModuleInstance,
+  type Pos,
+  StarFunction,
+} from "./function.ts";
+
+/** Static settings of one compilation. */
+export interface CompileSettings {
+  /** File name for positions. */
+  filename: string;
+  /** Whether recursion is allowed in the compiled functions. */
+  recursion: boolean;
+  /** Values of universal names (constant-folded into the code). */
+  universe: ReadonlyMap<string, Value>;
+}
+
+/** Mutable compiler state shared by the expression and statement compilers. */
+export class Compiler {
+  /** Settings. */
+  readonly settings: CompileSettings;
+  /** Current position, updated where the reference's compiler updates its own. */
+  pos: Pos;
+  /** Scope of the function being compiled. */
+  scope: FunctionScope;
+  /** Predeclared names used by the program, by slot. */
+  readonly predeclaredNames: string[] = [];
+  private readonly predeclaredSlots = new Map<string, number>();
+  private depth = 0;
+
+  /** Creates a compiler positioned at `pos` for code with scope `scope`. */
+  constructor(settings: CompileSettings, scope: FunctionScope, pos: Pos) {
+    this.settings = settings;
+    this.scope = scope;
+    this.pos = pos;
+  }
+
+  /** Records `p` as the current position. */
+  setPos(p: Position): void {
+    this.pos = { line: p.line, col: p.col };
+  }
+
+  /** The predeclared slot of `name`. */
+  predeclaredSlot(name: string): number {
+    let i = this.predeclaredSlots.get(name);
+    if (i === undefined) {
+      i = this.predeclaredNames.length;
+      this.predeclaredNames.push(name);
+      this.predeclaredSlots.set(name, i);
+    }
+    return i;
+  }
+
+  /** Guards the recursion of the compiler against absurdly nested input. */
+  enter(p: Position): void {
+    if (++this.depth > MAX_NESTING) {
+      throw new StarlarkSyntaxError(
+        this.settings.filename,
+        p.line,
+        p.col,
+        `program too deeply nested (more than ${MAX_NESTING} levels)`,
+      );
+    }
+  }
+
+  /** Ends an {@link enter}. */
+  leave(): void {
+    this.depth--;
+  }
+
+  /**
+   * Compiles a `def` or `lambda`: returns a closure that evaluates the defaults and captures the free
+   * variables, creating the function value.
+   */
+  compileFunction(node: DefStmt | LambdaExpr, name: string, body: Stmt[]): ExprFn {
+    const fpos: Pos = { line: node.line, col: node.col };
+    this.setPos(fpos);
+    const params: Param[] = node.params;
+    const defaults: (ExprFn | typeof MANDATORY)[] = [];
+    let seenStar = false;
+    for (const p of params) {
+      if (p.kind === "default") defaults.push(compileExpr(this, p.default));
+      else if (p.kind === "star" || p.kind === "starstar") seenStar = true;
+      else if (seenStar) defaults.push(MANDATORY);
+    }
+    const scope = node.scope!;
+    const code = this.newCode(name, fpos, scope, body);
+    // Compile the body with this compiler's state switched to the inner function.
+    const outerScope = this.scope, outerPos = this.pos;
+    this.scope = scope;
+    this.pos = fpos;
+    code.entryPos = entryPos(body, fpos);
+    const list = compileStmts(this, body);
+    code.body = sequence(list);
+    code.bodySteps = 1 + list.length;
+    this.scope = outerScope;
+    this.pos = outerPos;
+
+    const free = scope.freevars.map((b) => ({ fromCell: b.scope === "cell", index: b.index }));
+    const nd = defaults.length;
+    const nf = free.length;
+    return (fr: Frame) => {
+      const dv: DefaultValue[] = new Array(nd);
+      for (let i = 0; i < nd; i++) {
+        const d = defaults[i];
+        dv[i] = d === MANDATORY ? MANDATORY : d(fr);
+      }
+      const fv: Cell[] = new Array(nf);
+      for (let i = 0; i < nf; i++) {
+        const f = free[i];
+        fv[i] = f.fromCell ? fr[F_LOCALS + f.index] as Cell : (fr[F_FREE] as Cell[])[f.index];
+      }
+      return new StarFunction(code, fr[F_MODULE] as ModuleInstance, dv, fv);
+    };
+  }
+
+  /** Creates the code object of a function with the given scope. */
+  newCode(name: string, pos: Pos, scope: FunctionScope, body: readonly Stmt[]): FuncCode {
+    return new FuncCode({
+      name,
+      filename: this.settings.filename,
+      pos,
+      paramNames: scope.locals.slice(0, scope.numParams).map((id) => id.name),
+      numKwonly: scope.numKwonlyParams,
+      hasVarargs: scope.hasVarargs,
+      hasKwargs: scope.hasKwargs,
+      cellSlots: scope.cells.map((i) => F_LOCALS + i),
+      numLocals: scope.locals.length,
+      recursion: this.settings.recursion,
+      stmts: body,
+    });
+  }
+}
+
+/** The result of compiling a file. */
+export interface CompiledFile {
+  /** Code of the top level. */
+  toplevel: FuncCode;
+  /** Global names by slot. */
+  globals: string[];
+  /** Predeclared names used, by slot. */
+  predeclared: string[];
+}
+
+/** Compiles a resolved file. */
+export function compileFile(file: File, settings: CompileSettings): CompiledFile {
+  const scope = file.scope!;
+  const pos: Pos = { line: 1, col: 1 };
+  const c = new Compiler(settings, scope, pos);
+  const code = c.newCode("<toplevel>", pos, scope, file.stmts);
+  code.entryPos = entryPos(file.stmts, pos);
+  const list = compileStmts(c, file.stmts);
+  code.body = sequence(list);
+  code.bodySteps = 1 + list.length;
+  return { toplevel: code, globals: file.globals ?? [], predeclared: c.predeclaredNames };
+}
+
+// ---------------------------------------------------------------------------
+// Entry positions: where the reference's first instruction of a function is located. Errors raised
+// before the body runs (argument binding, recursion) are reported there.
+
+function entryPos(body: readonly Stmt[], def: Pos): Pos {
+  for (const s of body) {
+    const p = firstInStmt(s, def);
+    if (p !== undefined) return p;
+  }
+  return def;
+}
+
+/** Position of the first instruction of `s`, `def` if it has no position of its own, undefined if empty. */
+function firstInStmt(s: Stmt, def: Pos): Pos | undefined {
+  switch (s.kind) {
+    case "ExprStmt":
+      return s.x.kind === "Literal" ? undefined : firstInExpr(s.x, def);
+    case "BranchStmt":
+      return s.token === "pass" ? undefined : def;
+    case "IfStmt":
+    case "WhileStmt":
+      return firstInExpr(s.cond, def);
+    case "AssignStmt":
+      if (s.op === "=") return firstInExpr(s.rhs, def);
+      return firstInExpr(unparen(s.lhs).kind === "Ident" ? unparen(s.lhs) : targetBase(s.lhs), def);
+    case "DefStmt":
+      return { line: s.line, col: s.col };
+    case "ForStmt":
+      return firstInExpr(s.x, def);
+    case "ReturnStmt":
+      return s.result === undefined ? def : firstInExpr(s.result, def);
+    case "LoadStmt":
+      return def;
+  }
+}
+
+function unparen(e: Expr): Expr {
+  while (e.kind === "ParenExpr") e = e.x;
+  return e;
+}
+
+function targetBase(e: Expr): Expr {
+  const u = unparen(e);
+  return u.kind === "IndexExpr" || u.kind === "DotExpr" ? u.x : u;
+}
+
+function firstInExpr(e: Expr, def: Pos): Pos {
+  for (;;) {
+    switch (e.kind) {
+      case "ParenExpr":
+      case "UnaryExpr":
+      case "IndexExpr":
+      case "DotExpr":
+        e = e.x;
+        continue;
+      case "BinaryExpr":
+        e = e.x;
+        continue;
+      case "CondExpr":
+        e = e.cond;
+        continue;
+      case "CallExpr":
+        e = e.fn;
+        continue;
+      case "ListExpr":
+      case "TupleExpr":
+        if (e.list.length === 0) return def;
+        e = e.list[0];
+        continue;
+      case "Ident":
+        return e.binding?.scope === "universal" ? def : { line: e.line, col: e.col };
+      case "SliceExpr":
+        return { line: e.lbrackLine, col: e.lbrackCol };
+      case "LambdaExpr":
+        return { line: e.line, col: e.col };
+      default: // literals, dict displays, comprehensions: no position of their own
+        return def;
+    }
+  }
+}

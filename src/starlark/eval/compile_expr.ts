@@ -1,0 +1,428 @@
+/**
+ * Compilation of expressions to closures.
+ *
+ * @module
+ */
+import { getAttr, getIndex, repr, slice } from "../ops.ts";
+import type {
+  BinaryExpr,
+  Comprehension,
+  DictEntry as DictEntryNode,
+  Expr,
+  Ident,
+  ListExpr,
+  Literal,
+  TupleExpr,
+} from "../syntax/ast.ts";
+import { Bytes, Dict, EMPTY_TUPLE, Float, List, type Thread, Tuple, type Value } from "../value.ts";
+import { binaryOp, isTrue, unaryOp } from "./arith.ts";
+import { compileCall } from "./compile_call.ts";
+import { compileComprehension } from "./compile_comp.ts";
+import type { Compiler } from "./compile.ts";
+import { atPos, errorAt } from "./errors.ts";
+import {
+  type Cell,
+  type ExprFn,
+  F_FREE,
+  F_LOCALS,
+  F_MODULE,
+  F_THREAD,
+  type Frame,
+  type ModuleInstance,
+  type Pos,
+} from "./function.ts";
+
+/** Compiles an expression. */
+export function compileExpr(c: Compiler, e: Expr): ExprFn {
+  c.enter(e);
+  try {
+    return compileExprInner(c, e);
+  } finally {
+    c.leave();
+  }
+}
+
+function compileExprInner(c: Compiler, e: Expr): ExprFn {
+  switch (e.kind) {
+    case "ParenExpr":
+      return compileExpr(c, e.x);
+    case "Ident":
+      return compileLookup(c, e);
+    case "Literal": {
+      const v = literalValue(e);
+      return () => v;
+    }
+    case "ListExpr":
+      return compileList(c, e.list);
+    case "TupleExpr":
+      return compileTuple(c, e.list);
+    case "DictExpr":
+      return compileDict(c, e.list);
+    case "CondExpr": {
+      const C = compileExpr(c, e.cond), T = compileExpr(c, e.then), F = compileExpr(c, e.else);
+      return (fr) => isTrue(C(fr)) ? T(fr) : F(fr);
+    }
+    case "IndexExpr": {
+      const X = compileExpr(c, e.x), I = compileExpr(c, e.index);
+      c.setPos({ line: e.lbrackLine, col: e.lbrackCol });
+      const pos = c.pos;
+      return (fr) => {
+        const x = X(fr), i = I(fr);
+        if (typeof i === "number") {
+          if (x instanceof List || x instanceof Tuple) {
+            const a = x.elems;
+            const j = i < 0 ? i + a.length : i;
+            if (j >= 0 && j < a.length) return a[j];
+          } else if (x instanceof Dict) {
+            const en = x.map.get(i); // an int's hash key is the int itself
+            if (en !== undefined) return en.value;
+          }
+        } else if (typeof i === "string" && x instanceof Dict) {
+          const en = x.map.get(i); // so is a string's
+          if (en !== undefined) return en.value;
+        }
+        return indexAt(fr[F_THREAD] as Thread, x, i, pos);
+      };
+    }
+    case "SliceExpr": {
+      c.setPos({ line: e.lbrackLine, col: e.lbrackCol });
+      const X = compileExpr(c, e.x);
+      const none = () => null;
+      const Lo = e.lo ? compileExpr(c, e.lo) : none;
+      const Hi = e.hi ? compileExpr(c, e.hi) : none;
+      const St = e.step ? compileExpr(c, e.step) : none;
+      const pos = c.pos; // the reference reports slice errors at the last position it recorded
+      return (fr) => {
+        const x = X(fr), lo = Lo(fr), hi = Hi(fr), st = St(fr);
+        try {
+          return slice(fr[F_THREAD] as Thread, x, lo, hi, st);
+        } catch (err) {
+          throw atPos(err, pos);
+        }
+      };
+    }
+    case "Comprehension":
+      return compileComprehension(c, e as Comprehension);
+    case "UnaryExpr": {
+      const X = compileExpr(c, e.x);
+      c.setPos(e);
+      return unaryOp(e.op, X, c.pos);
+    }
+    case "BinaryExpr":
+      return compileBinary(c, e);
+    case "DotExpr": {
+      const X = compileExpr(c, e.x);
+      c.setPos({ line: e.dotLine, col: e.dotCol });
+      const pos = c.pos, name = e.name;
+      return (fr) => attrAt(fr[F_THREAD] as Thread, X(fr), name, pos);
+    }
+    case "CallExpr":
+      return compileCall(c, e);
+    case "LambdaExpr":
+      return c.compileFunction(e, "lambda", [{
+        kind: "ReturnStmt",
+        line: e.body.line,
+        col: e.body.col,
+        result: e.body,
+      }]);
+  }
+}
+
+/** `x[i]` through ops, with errors at `pos`. */
+export function indexAt(th: Thread, x: Value, i: Value, pos: Pos): Value {
+  try {
+    return getIndex(th, x, i);
+  } catch (err) {
+    throw atPos(err, pos);
+  }
+}
+
+/** `x.name` through ops, with errors at `pos`. */
+export function attrAt(th: Thread, x: Value, name: string, pos: Pos): Value {
+  try {
+    return getAttr(th, x, name);
+  } catch (err) {
+    throw atPos(err, pos);
+  }
+}
+
+/** The runtime value of a literal (floats and bytes are allocated once, at compile time). */
+export function literalValue(e: Literal): Value {
+  switch (e.type) {
+    case "float":
+      return new Float(e.value as number);
+    case "bytes":
+      return new Bytes(e.value as string);
+    default:
+      return e.value;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Variables
+
+function compileLookup(c: Compiler, id: Ident): ExprFn {
+  const b = id.binding!;
+  if (b.scope !== "universal") c.setPos(id);
+  const pos = c.pos;
+  const name = b.name;
+  switch (b.scope) {
+    case "local": {
+      const k = F_LOCALS + b.index;
+      // Parameters are bound on entry and can never become unbound.
+      if (b.index < c.scope.numParams) return (fr) => fr[k] as Value;
+      return (fr) => {
+        const v = fr[k];
+        if (v === undefined) throw errorAt(`local variable ${name} referenced before assignment`, pos);
+        return v as Value;
+      };
+    }
+    case "cell": {
+      const k = F_LOCALS + b.index;
+      return (fr) => {
+        const v = (fr[k] as Cell).v;
+        if (v === undefined) throw errorAt(`local variable ${name} referenced before assignment`, pos);
+        return v;
+      };
+    }
+    case "free": {
+      const k = b.index;
+      return (fr) => {
+        const v = (fr[F_FREE] as Cell[])[k].v;
+        if (v === undefined) throw errorAt(`local variable ${name} referenced before assignment`, pos);
+        return v;
+      };
+    }
+    case "global": {
+      const k = b.index;
+      return (fr) => {
+        const v = (fr[F_MODULE] as ModuleInstance).globals[k];
+        if (v === undefined) throw errorAt(`global variable ${name} referenced before assignment`, pos);
+        return v;
+      };
+    }
+    case "predeclared": {
+      const k = c.predeclaredSlot(name);
+      return (fr) => {
+        const v = (fr[F_MODULE] as ModuleInstance).predeclared[k];
+        if (v === undefined) {
+          throw errorAt(`internal error: predeclared variable ${name} is uninitialized`, pos);
+        }
+        return v;
+      };
+    }
+    case "universal": {
+      const v = c.settings.universe.get(name);
+      if (v === undefined) throw new Error(`universal ${name} has no value`);
+      return () => v;
+    }
+    default:
+      throw new Error(`unresolved identifier ${name}`);
+  }
+}
+
+/** A setter for an identifier target. */
+export function compileSetter(_c: Compiler, id: Ident): (fr: Frame, v: Value) => void {
+  const b = id.binding!;
+  switch (b.scope) {
+    case "local": {
+      const k = F_LOCALS + b.index;
+      return (fr, v) => {
+        fr[k] = v;
+      };
+    }
+    case "cell": {
+      const k = F_LOCALS + b.index;
+      return (fr, v) => {
+        (fr[k] as Cell).v = v;
+      };
+    }
+    case "global": {
+      const k = b.index;
+      return (fr, v) => {
+        (fr[F_MODULE] as ModuleInstance).globals[k] = v;
+      };
+    }
+    default:
+      throw new Error(`cannot assign to ${b.scope} ${b.name}`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Displays
+
+function compileList(c: Compiler, list: Expr[]): ExprFn {
+  const fs = list.map((x) => compileExpr(c, x));
+  switch (fs.length) {
+    case 0:
+      return () => new List([]);
+    case 1: {
+      const [A] = fs;
+      return (fr) => new List([A(fr)]);
+    }
+    case 2: {
+      const [A, B] = fs;
+      return (fr) => new List([A(fr), B(fr)]);
+    }
+    case 3: {
+      const [A, B, C] = fs;
+      return (fr) => new List([A(fr), B(fr), C(fr)]);
+    }
+    default:
+      return (fr) => new List(evalAll(fs, fr));
+  }
+}
+
+function compileTuple(c: Compiler, list: Expr[]): ExprFn {
+  const fs = list.map((x) => compileExpr(c, x));
+  switch (fs.length) {
+    case 0:
+      return () => EMPTY_TUPLE;
+    case 1: {
+      const [A] = fs;
+      return (fr) => new Tuple([A(fr)]);
+    }
+    case 2: {
+      const [A, B] = fs;
+      return (fr) => new Tuple([A(fr), B(fr)]);
+    }
+    case 3: {
+      const [A, B, C] = fs;
+      return (fr) => new Tuple([A(fr), B(fr), C(fr)]);
+    }
+    default:
+      return (fr) => new Tuple(evalAll(fs, fr));
+  }
+}
+
+/** Evaluates closures in order. */
+export function evalAll(fs: readonly ExprFn[], fr: Frame): Value[] {
+  const out: Value[] = new Array(fs.length);
+  for (let i = 0; i < fs.length; i++) out[i] = fs[i](fr);
+  return out;
+}
+
+function compileDict(c: Compiler, entries: DictEntryNode[]): ExprFn {
+  const parts = entries.map((en) => {
+    const K = compileExpr(c, en.key), V = compileExpr(c, en.value);
+    c.setPos({ line: en.colonLine, col: en.colonCol });
+    return { K, V, pos: c.pos };
+  });
+  return (fr) => {
+    const d = new Dict();
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i];
+      const k = p.K(fr), v = p.V(fr);
+      const before = d.size;
+      try {
+        d.setUnchecked(k, v);
+      } catch (err) {
+        throw atPos(err, p.pos);
+      }
+      if (d.size === before) throw errorAt(`duplicate key: ${repr(k)}`, p.pos);
+    }
+    return d;
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Binary operators
+
+function compileBinary(c: Compiler, e: BinaryExpr): ExprFn {
+  switch (e.op) {
+    case "or": {
+      const X = compileExpr(c, e.x), Y = compileExpr(c, e.y);
+      return (fr) => {
+        const x = X(fr);
+        return isTrue(x) ? x : Y(fr);
+      };
+    }
+    case "and": {
+      const X = compileExpr(c, e.x), Y = compileExpr(c, e.y);
+      return (fr) => {
+        const x = X(fr);
+        return isTrue(x) ? Y(fr) : x;
+      };
+    }
+    case "+":
+      return compilePlus(c, e);
+    default: {
+      const X = compileExpr(c, e.x), Y = compileExpr(c, e.y);
+      c.setPos({ line: e.opLine, col: e.opCol });
+      return binaryOp(e.op, X, Y, c.pos);
+    }
+  }
+}
+
+interface Summand {
+  x: Expr;
+  plus: Pos | null;
+}
+
+/**
+ * `a + b + c ...`: flattened iteratively (long chains do not recurse), with adjacent string, bytes, list
+ * or tuple displays merged as the reference does.
+ */
+function compilePlus(c: Compiler, e: BinaryExpr): ExprFn {
+  const args: Summand[] = [];
+  let cur: BinaryExpr = e;
+  for (;;) {
+    args.push({ x: unparen(cur.y), plus: { line: cur.opLine, col: cur.opCol } });
+    const left = unparen(cur.x);
+    if (left.kind !== "BinaryExpr" || left.op !== "+") {
+      args.push({ x: left, plus: null });
+      break;
+    }
+    cur = left;
+  }
+  args.reverse();
+  const merged: Summand[] = [];
+  for (let i = 0; i < args.length;) {
+    let j = i + 1;
+    const code = addable(args[i].x);
+    if (code !== "") {
+      while (j < args.length && addable(args[j].x) === code) j++;
+      if (j > i + 1) args[i] = { x: mergeDisplays(code, args.slice(i, j)), plus: args[i].plus };
+    }
+    merged.push(args[i]);
+    i = j;
+  }
+  let acc = compileExpr(c, merged[0].x);
+  for (let i = 1; i < merged.length; i++) {
+    const Y = compileExpr(c, merged[i].x);
+    c.setPos(merged[i].plus!);
+    acc = binaryOp("+", acc, Y, c.pos);
+  }
+  return acc;
+}
+
+function unparen(e: Expr): Expr {
+  while (e.kind === "ParenExpr") e = e.x;
+  return e;
+}
+
+function addable(e: Expr): string {
+  if (e.kind === "Literal") return e.type === "string" ? "s" : e.type === "bytes" ? "b" : "";
+  if (e.kind === "ListExpr") return "l";
+  if (e.kind === "TupleExpr") return "t";
+  return "";
+}
+
+function mergeDisplays(code: string, parts: Summand[]): Expr {
+  const first = parts[0].x;
+  if (code === "s" || code === "b") {
+    const value = parts.map((p) => (p.x as Literal).value as string).join("");
+    return {
+      kind: "Literal",
+      line: first.line,
+      col: first.col,
+      type: code === "s" ? "string" : "bytes",
+      value,
+      raw: "",
+    };
+  }
+  const list = parts.flatMap((p) => (p.x as ListExpr | TupleExpr).list);
+  return code === "l"
+    ? { kind: "ListExpr", line: first.line, col: first.col, list }
+    : { kind: "TupleExpr", line: first.line, col: first.col, list };
+}

@@ -1,0 +1,481 @@
+/**
+ * Compilation of statements, blocks and assignment targets.
+ *
+ * A statement closure returns a completion code (NORMAL, BREAK, CONTINUE, RETURN); a block charges one
+ * step per statement it executes.
+ *
+ * @module
+ */
+import { binary, iterate, setIndex } from "../ops.ts";
+import type { AssignStmt, BinaryOp, Expr, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
+import {
+  checkMutable,
+  Dict,
+  List,
+  ResourceError,
+  type Thread,
+  Tuple,
+  typeName,
+  type Value,
+} from "../value.ts";
+import { nearest } from "../resolve/spell.ts";
+import { fastIntOp, isTrue } from "./arith.ts";
+import { chargeSteps, tick } from "./calls.ts";
+import type { Compiler } from "./compile.ts";
+import { attrAt, compileExpr, compileSetter, indexAt } from "./compile_expr.ts";
+import { atPos, errorAt } from "./errors.ts";
+import {
+  BREAK,
+  CONTINUE,
+  F_LOCALS,
+  F_RESULT,
+  F_THREAD,
+  type Frame,
+  NORMAL,
+  type Pos,
+  RETURN,
+  type StmtFn,
+} from "./function.ts";
+import { runLoop, type Step, unpack } from "./loops.ts";
+
+/** A compiled assignment target. */
+export type Setter = (fr: Frame, v: Value) => void;
+
+/** Compiles a statement list into one closure that charges one step per statement on entry. */
+export function compileBlock(c: Compiler, stmts: readonly Stmt[]): StmtFn {
+  const list = compileStmts(c, stmts);
+  const run = sequence(list);
+  const n = list.length;
+  if (n === 0) return run;
+  return (fr) => {
+    chargeSteps(fr[F_THREAD] as Thread, n);
+    return run(fr);
+  };
+}
+
+/** Compiles statements, dropping those that do nothing (`pass`, docstrings). */
+export function compileStmts(c: Compiler, stmts: readonly Stmt[]): StmtFn[] {
+  const list: StmtFn[] = [];
+  for (const s of stmts) {
+    const f = compileStmt(c, s);
+    if (f !== undefined) list.push(f);
+  }
+  return list;
+}
+
+/** Runs statements in order until one completes abnormally; charges nothing (the caller does). */
+export function sequence(list: StmtFn[]): StmtFn {
+  switch (list.length) {
+    case 0:
+      return () => NORMAL;
+    case 1:
+      return list[0];
+    case 2: {
+      const [a, b] = list;
+      return (fr) => {
+        const r = a(fr);
+        return r !== NORMAL ? r : b(fr);
+      };
+    }
+    case 3: {
+      const [a, b, d] = list;
+      return (fr) => {
+        let r = a(fr);
+        if (r !== NORMAL) return r;
+        r = b(fr);
+        return r !== NORMAL ? r : d(fr);
+      };
+    }
+    default: {
+      const n = list.length;
+      return (fr) => {
+        for (let i = 0; i < n; i++) {
+          const r = list[i](fr);
+          if (r !== NORMAL) return r;
+        }
+        return NORMAL;
+      };
+    }
+  }
+}
+
+/** Compiles one statement; `undefined` for statements that do nothing (`pass`, docstrings). */
+function compileStmt(c: Compiler, s: Stmt): StmtFn | undefined {
+  c.enter(s);
+  try {
+    return compileStmtInner(c, s);
+  } finally {
+    c.leave();
+  }
+}
+
+function compileStmtInner(c: Compiler, s: Stmt): StmtFn | undefined {
+  switch (s.kind) {
+    case "ExprStmt": {
+      if (s.x.kind === "Literal") return undefined;
+      const X = compileExpr(c, s.x);
+      return (fr) => {
+        X(fr);
+        return NORMAL;
+      };
+    }
+    case "BranchStmt":
+      if (s.token === "pass") return undefined;
+      return s.token === "break" ? () => BREAK : () => CONTINUE;
+    case "IfStmt": {
+      const C = compileExpr(c, s.cond);
+      const T = compileBlock(c, s.then);
+      const E = compileBlock(c, s.else);
+      return (fr) => isTrue(C(fr)) ? T(fr) : E(fr);
+    }
+    case "AssignStmt":
+      return s.op === "=" ? compileSimpleAssign(c, s) : compileAugmented(c, s);
+    case "DefStmt": {
+      const MK = c.compileFunction(s, s.name.name, s.body);
+      const set = compileSetter(c, s.name);
+      return (fr) => {
+        set(fr, MK(fr));
+        return NORMAL;
+      };
+    }
+    case "ForStmt": {
+      const X = compileExpr(c, s.x);
+      c.setPos(s);
+      const pos = c.pos;
+      const target = unparen(s.vars);
+      const local = target.kind === "Ident" && target.binding?.scope === "local";
+      const k = local ? F_LOCALS + target.binding!.index : -1;
+      const set = local ? undefined : compileAssign(c, pos, s.vars);
+      const body = compileStmts(c, s.body);
+      const B = sequence(body);
+      const weight = 1 + body.length;
+      const step: Step = set === undefined
+        ? (fr, v) => {
+          fr[k] = v;
+          return B(fr);
+        }
+        : (fr, v) => {
+          set(fr, v);
+          return B(fr);
+        };
+      return (fr) => runLoop(fr[F_THREAD] as Thread, X(fr), pos, fr, step, null, weight);
+    }
+    case "WhileStmt": {
+      const C = compileExpr(c, s.cond);
+      const body = compileStmts(c, s.body);
+      const B = sequence(body);
+      const weight = 1 + body.length;
+      return (fr) => {
+        const th = fr[F_THREAD] as Thread;
+        while (isTrue(C(fr))) {
+          chargeSteps(th, weight);
+          const r = B(fr);
+          if (r !== NORMAL) {
+            if (r === BREAK) break;
+            if (r === RETURN) return RETURN;
+          }
+        }
+        return NORMAL;
+      };
+    }
+    case "ReturnStmt": {
+      if (s.result === undefined) {
+        return (fr) => {
+          fr[F_RESULT] = null;
+          return RETURN;
+        };
+      }
+      const X = compileExpr(c, s.result);
+      return (fr) => {
+        fr[F_RESULT] = X(fr);
+        return RETURN;
+      };
+    }
+    case "LoadStmt":
+      return compileLoad(c, s);
+  }
+}
+
+function unparen(e: Expr): Expr {
+  while (e.kind === "ParenExpr") e = e.x;
+  return e;
+}
+
+function compileSimpleAssign(c: Compiler, s: AssignStmt): StmtFn {
+  const R = compileExpr(c, s.rhs);
+  const target = unparen(s.lhs);
+  if (target.kind === "Ident") {
+    const b = target.binding!;
+    if (b.scope === "local") {
+      const k = F_LOCALS + b.index;
+      return (fr) => {
+        fr[k] = R(fr);
+        return NORMAL;
+      };
+    }
+  }
+  const set = compileAssign(c, { line: s.opLine, col: s.opCol }, s.lhs);
+  return (fr) => {
+    set(fr, R(fr));
+    return NORMAL;
+  };
+}
+
+/** Compiles an assignment target; `pos` locates unpacking errors. */
+export function compileAssign(c: Compiler, pos: Position, lhs: Expr): Setter {
+  switch (lhs.kind) {
+    case "ParenExpr":
+      return compileAssign(c, pos, lhs.x);
+    case "Ident":
+      return compileSetter(c, lhs);
+    case "TupleExpr":
+    case "ListExpr": {
+      c.setPos(pos);
+      const upos = c.pos;
+      const n = lhs.list.length;
+      const sets = lhs.list.map((x) => compileAssign(c, pos, x));
+      return (fr, v) => {
+        const vals = unpack(v, n, upos);
+        for (let i = 0; i < n; i++) sets[i](fr, vals[i]);
+      };
+    }
+    case "IndexExpr": {
+      const X = compileExpr(c, lhs.x), I = compileExpr(c, lhs.index);
+      c.setPos({ line: lhs.lbrackLine, col: lhs.lbrackCol });
+      const ipos = c.pos;
+      return (fr, v) => {
+        const x = X(fr), i = I(fr);
+        setIndexAt(fr[F_THREAD] as Thread, x, i, v, ipos);
+      };
+    }
+    case "DotExpr": {
+      const X = compileExpr(c, lhs.x);
+      c.setPos({ line: lhs.dotLine, col: lhs.dotCol });
+      const dpos = c.pos, name = lhs.name;
+      return (fr, v) => setFieldAt(X(fr), name, v, dpos);
+    }
+    default:
+      throw new Error(`invalid assignment target ${lhs.kind}`);
+  }
+}
+
+/** Approximate memory of one dict entry (entry object and hash table slot), charged when a key is added. */
+const DICT_ENTRY_BYTES = 64;
+
+/** `x[i] = v`, with the common list and dict cases inline. */
+function setIndexAt(th: Thread, x: Value, i: Value, v: Value, pos: Pos): void {
+  if (x instanceof List) {
+    if (typeof i === "number" && !x.frozen && x.itercount === 0) {
+      const a = x.elems;
+      const j = i < 0 ? i + a.length : i;
+      if (j >= 0 && j < a.length) {
+        a[j] = v;
+        return;
+      }
+    }
+  } else if (x instanceof Dict) {
+    if ((typeof i === "string" || typeof i === "number") && !x.frozen && x.itercount === 0) {
+      // Strings and ints are their own hash keys.
+      const en = x.map.get(i);
+      if (en !== undefined) {
+        en.value = v;
+      } else {
+        th.allocate(DICT_ENTRY_BYTES);
+        x.map.set(i, { key: i, value: v });
+      }
+      return;
+    }
+    const before = x.size;
+    try {
+      setIndex(th, x, i, v);
+    } catch (err) {
+      throw atPos(err, pos);
+    }
+    if (x.size !== before) th.allocate(DICT_ENTRY_BYTES);
+    return;
+  }
+  try {
+    setIndex(th, x, i, v);
+  } catch (err) {
+    throw atPos(err, pos);
+  }
+}
+
+/** Implemented by host values with assignable fields. */
+interface HasSetField {
+  setField(name: string, v: Value): void;
+}
+
+function setFieldAt(x: Value, name: string, v: Value, pos: Pos): void {
+  const sf = (x as Partial<HasSetField> | null)?.setField;
+  if (typeof sf !== "function") {
+    throw errorAt(`can't assign to .${name} field of ${typeName(x)}`, pos);
+  }
+  try {
+    sf.call(x, name, v);
+  } catch (err) {
+    throw atPos(err, pos);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Augmented assignment
+
+/** `x op= y` for the value part: in-place for `list += iterable` and `dict |= dict`. */
+function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos): Value {
+  try {
+    if (op === "+" && x instanceof List) {
+      let elems: Value[] | undefined;
+      if (y instanceof List || y instanceof Tuple) {
+        elems = y.elems;
+        th.allocate(8 * elems.length);
+        if (elems.length >= 8) th.charge(elems.length >>> 3);
+      } else if (typeof y === "object" && y !== null) {
+        elems = tryCollect(th, y);
+      }
+      if (elems !== undefined) {
+        checkMutable(x, "apply += to");
+        const n = elems.length; // y may be x itself
+        for (let i = 0; i < n; i++) x.elems.push(elems[i]);
+        return x;
+      }
+    } else if (op === "|" && x instanceof Dict && y instanceof Dict) {
+      checkMutable(x, "apply |= to");
+      th.allocate(48 * y.size);
+      if (y.size >= 8) th.charge(y.size >>> 3);
+      for (const e of [...y.map.values()]) x.setUnchecked(e.key, e.value);
+      return x;
+    }
+    return binary(th, op, x, y);
+  } catch (err) {
+    throw atPos(err, pos);
+  }
+}
+
+/** The elements of an iterable value (charged as they are collected), or undefined when not iterable. */
+function tryCollect(th: Thread, y: Value): Value[] | undefined {
+  let it;
+  try {
+    it = iterate(y);
+  } catch {
+    return undefined;
+  }
+  const out: Value[] = [];
+  try {
+    collect(th, it, out);
+  } finally {
+    it.done();
+  }
+  return out;
+}
+
+/** Appends the rest of an iteration to `out`, charging a step per element and memory per 1024. */
+export function collect(th: Thread, it: { next(): Value | undefined }, out: Value[]): void {
+  for (let v = it.next(); v !== undefined; v = it.next()) {
+    tick(th);
+    if (out.length > 0 && (out.length & 1023) === 0) th.allocate(8 * 1024);
+    out.push(v);
+  }
+}
+
+function compileAugmented(c: Compiler, s: AssignStmt): StmtFn {
+  const op = s.op.slice(0, -1) as BinaryOp;
+  const lhs = unparen(s.lhs);
+  switch (lhs.kind) {
+    case "Ident": {
+      const get = compileExpr(c, lhs);
+      const set = compileSetter(c, lhs);
+      const R = compileExpr(c, s.rhs);
+      c.setPos({ line: s.opLine, col: s.opCol });
+      const pos = c.pos;
+      return (fr) => {
+        const x = get(fr), y = R(fr);
+        if (typeof x === "number" && typeof y === "number") {
+          const z = fastIntOp(op, x, y);
+          if (z !== undefined) {
+            set(fr, z);
+            return NORMAL;
+          }
+        }
+        set(fr, augmentedValue(fr[F_THREAD] as Thread, op, x, y, pos));
+        return NORMAL;
+      };
+    }
+    case "IndexExpr": {
+      const X = compileExpr(c, lhs.x), I = compileExpr(c, lhs.index);
+      c.setPos({ line: lhs.lbrackLine, col: lhs.lbrackCol });
+      const ipos = c.pos;
+      const R = compileExpr(c, s.rhs);
+      c.setPos({ line: s.opLine, col: s.opCol });
+      const pos = c.pos;
+      return (fr) => {
+        const th = fr[F_THREAD] as Thread;
+        const x = X(fr), i = I(fr);
+        const old = indexAt(th, x, i, ipos);
+        const y = R(fr);
+        let z: Value | undefined;
+        if (typeof old === "number" && typeof y === "number") z = fastIntOp(op, old, y);
+        if (z === undefined) z = augmentedValue(th, op, old, y, pos);
+        setIndexAt(th, x, i, z, ipos);
+        return NORMAL;
+      };
+    }
+    case "DotExpr": {
+      const X = compileExpr(c, lhs.x);
+      c.setPos({ line: lhs.dotLine, col: lhs.dotCol });
+      const dpos = c.pos, name = lhs.name;
+      const R = compileExpr(c, s.rhs);
+      c.setPos({ line: s.opLine, col: s.opCol });
+      const pos = c.pos;
+      return (fr) => {
+        const th = fr[F_THREAD] as Thread;
+        const x = X(fr);
+        const old = attrAt(th, x, name, dpos);
+        const z = augmentedValue(th, op, old, R(fr), pos);
+        setFieldAt(x, name, z, dpos);
+        return NORMAL;
+      };
+    }
+    default:
+      throw new Error(`invalid augmented assignment target ${lhs.kind}`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// load
+
+function compileLoad(c: Compiler, s: LoadStmt): StmtFn {
+  c.setPos(s);
+  const pos = c.pos;
+  const module = s.module;
+  const from = s.from;
+  const sets = s.to.map((id) => compileSetter(c, id));
+  return (fr) => {
+    const th = fr[F_THREAD] as Thread;
+    if (th.load === undefined) throw errorAt("load not implemented by this application", pos);
+    let members: ReadonlyMap<string, Value>;
+    try {
+      members = th.load(th, module);
+    } catch (err) {
+      if (err instanceof ResourceError) throw err;
+      const msg = err instanceof Error ? err.message : String(err);
+      const e = errorAt(`cannot load ${module}: ${msg}`, pos);
+      e.cause = err;
+      throw e;
+    }
+    const vals: Value[] = [];
+    for (const name of from) {
+      const v = members.get(name);
+      if (v === undefined) {
+        const hint = nearest(name, [...members.keys()].sort());
+        throw errorAt(
+          `load: name ${name} not found in module ${module}${hint === "" ? "" : ` (did you mean ${hint}?)`}`,
+          pos,
+        );
+      }
+      vals.push(v);
+    }
+    for (let i = 0; i < sets.length; i++) sets[i](fr, vals[i]);
+    return NORMAL;
+  };
+}

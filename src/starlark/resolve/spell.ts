@@ -1,0 +1,57 @@
+/**
+ * "Did you mean" suggestions for misspelled names, with the reference implementation's rules: names are
+ * compared case-insensitively with underscores ignored, and a candidate is only suggested when it is
+ * within an edit distance of half the (folded) name's length.
+ *
+ * @module
+ */
+
+function fold(s: string): string {
+  return s.replace(/_/g, "").toLowerCase();
+}
+
+/** Levenshtein distance between `x` and `y`, giving up (returning a value > max) once it exceeds `max`. */
+function distance(x: string, y: string, max: number): number {
+  if (x.length > y.length) [x, y] = [y, x];
+  // A shared prefix does not change the distance; skipping it keeps the table small.
+  let i = 0;
+  while (i < x.length && x.charCodeAt(i) === y.charCodeAt(i)) i++;
+  x = x.slice(i);
+  y = y.slice(i);
+  if (x === "") return y.length;
+  if (y.length - x.length > max) return y.length - x.length;
+  const row: number[] = [];
+  for (let j = 0; j <= y.length; j++) row.push(j);
+  for (let a = 1; a <= x.length; a++) {
+    row[0] = a;
+    let best = a;
+    let prev = a - 1;
+    for (let b = 1; b <= y.length; b++) {
+      const sub = prev + (x.charCodeAt(a - 1) !== y.charCodeAt(b - 1) ? 1 : 0);
+      const k = Math.min(sub, 1 + row[b - 1], 1 + row[b]);
+      prev = row[b];
+      row[b] = k;
+      if (k < best) best = k;
+    }
+    if (best > max) return best;
+  }
+  return row[y.length];
+}
+
+/**
+ * The candidate nearest to `name`, or `""` when none is close enough. Candidates are examined in the given
+ * order and the first one at the smallest distance wins, so callers pass them sorted.
+ */
+export function nearest(name: string, candidates: readonly string[]): string {
+  const x = fold(name);
+  let best = "";
+  let bestD = Math.floor((x.length + 1) / 2);
+  for (const c of candidates) {
+    const d = distance(x, fold(c), bestD);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best;
+}
