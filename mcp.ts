@@ -1,0 +1,82 @@
+/**
+ * The MCP adapter of CodeMode: expose a service (a built `Server`, or anything with `search`, `describe`
+ * and `execute`) to MCP clients as exactly three tools — `search_api`, `describe_api` and `execute` —
+ * through the official TypeScript SDK, over stdio or stateless Streamable HTTP.
+ *
+ * The adapter does not authenticate by itself: a {@link SubjectResolver} names the trusted caller of
+ * every tool call. Use {@link staticSubject} for a single-user stdio server, {@link authInfoSubject} with
+ * the HTTP handler's API keys (or any SDK auth middleware), or {@link contextSubject} when your own
+ * middleware installs the subject with `withSubject`.
+ *
+ * @example Stdio, one local user
+ * ```ts ignore
+ * import { allowAll, Builder, t } from "@codemode/codemode";
+ * import { createMcpServer, staticSubject } from "@codemode/codemode/mcp";
+ * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+ *
+ * const builder = new Builder({ authorizer: allowAll() });
+ * builder.register({
+ *   name: "records.lookup",
+ *   summary: "Look up one stored record by key",
+ *   input: t.struct({ key: t.str() }),
+ *   output: t.struct({ key: t.str(), count: t.int() }),
+ *   handler: ({ key }) => ({ key, count: 1 }),
+ * });
+ * const server = await builder.build();
+ * const mcp = createMcpServer(server, staticSubject({ id: "local-user" }));
+ * await mcp.connect(new StdioServerTransport());
+ * ```
+ *
+ * @example Streamable HTTP with API keys
+ * ```ts ignore
+ * import { createHttpHandler, parseApiKeys } from "@codemode/codemode/mcp";
+ *
+ * const handler = createHttpHandler(server, {
+ *   apiKeys: parseApiKeys(Deno.env.get("CODEMODE_API_KEYS") ?? ""),
+ *   allowedHosts: ["mcp.example.com"],
+ * });
+ * Deno.serve({ hostname: "0.0.0.0", port: 8080 }, handler);
+ * ```
+ *
+ * @module
+ */
+
+export {
+  type AuthInfo,
+  type AuthInfoMapper,
+  authInfoSubject,
+  contextSubject,
+  deferredService,
+  type ResolveContext,
+  type Service,
+  type ServiceExecuteOptions,
+  staticSubject,
+  type SubjectResolver,
+} from "./src/mcp/service.ts";
+export {
+  createMcpServer,
+  DEFAULT_INSTRUCTIONS,
+  type McpServer,
+  type McpServerOptions,
+  type McpTransport,
+  SERVER_VERSION,
+} from "./src/mcp/server.ts";
+export { CANCELLED_TEXT, DETAIL_CODES, ERROR_TEXTS, errorText } from "./src/mcp/errors.ts";
+export {
+  BAD_ARGUMENT_TEXTS,
+  executeDescription,
+  TOOL_NAMES,
+  type ToolName,
+  UNKNOWN_TOOL_TEXT,
+} from "./src/mcp/tools.ts";
+export {
+  ALLOWED_HOSTS_ENV,
+  ALLOWED_ORIGINS_ENV,
+  createHttpHandler,
+  DEFAULT_MAX_BODY_BYTES,
+  type HttpHandler,
+  type HttpHandlerOptions,
+  type HttpRequestInfo,
+  isLoopbackHostname,
+} from "./src/mcp/http.ts";
+export { API_KEYS_ENV, type ApiKey, MIN_KEY_LENGTH, parseApiKeys } from "./src/mcp/keys.ts";

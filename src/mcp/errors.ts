@@ -1,0 +1,63 @@
+/**
+ * The model-facing texts of failed tool calls: one short fixed text per error code, plus the approved
+ * detail after a colon for the three codes that carry one. Nothing else from an error reaches a client.
+ *
+ * @module
+ */
+import { type ErrorCode, isCodeModeError } from "../errors.ts";
+
+/** The fixed text of each error code, as a client sees it in a tool result with `isError: true`. */
+export const ERROR_TEXTS: Readonly<Record<ErrorCode, string>> = Object.freeze({
+  invalid_registration: "server misconfigured",
+  unauthenticated: "unauthenticated",
+  not_found: "capability not found",
+  invalid_program: "invalid program",
+  invalid_arguments: "invalid arguments",
+  permission_denied: "permission denied",
+  policy_failure: "authorization policy failed",
+  resource_limit: "resource limit exceeded",
+  capability_failure: "capability failed",
+  internal: "internal error",
+});
+
+/** The text of a call that was cancelled by the client (the SDK usually drops the answer). */
+export const CANCELLED_TEXT = "request cancelled";
+
+/** The codes whose text may be followed by `: ` and the error's approved detail. */
+export const DETAIL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "invalid_program",
+  "invalid_arguments",
+  "capability_failure",
+]);
+
+/**
+ * The longest detail forwarded, in UTF-16 code units. The core already bounds details; this is a second
+ * line so a misbehaving custom service cannot flood a model's context.
+ */
+export const MAX_DETAIL_LENGTH = 2_048;
+
+// Control characters other than tab and newline never reach a client (lone surrogates are replaced).
+const UNSAFE_CHARS = /[^\P{Cc}\t\n]/gu;
+
+function cleanDetail(detail: unknown): string | undefined {
+  if (typeof detail !== "string") return undefined;
+  let text = detail.toWellFormed().replace(UNSAFE_CHARS, "").trim();
+  if (text === "") return undefined;
+  if (text.length > MAX_DETAIL_LENGTH) text = text.slice(0, MAX_DETAIL_LENGTH - 1).toWellFormed() + "…";
+  return text;
+}
+
+/**
+ * The model-facing text of a failure: the fixed text of its code, with `: detail` only for
+ * `invalid_program`, `invalid_arguments` and `capability_failure` errors that carry a detail. Anything
+ * that is not a `CodeModeError` reads as `internal error`; a failure caused by cancellation reads as
+ * {@link CANCELLED_TEXT}.
+ */
+export function errorText(err: unknown, signal?: AbortSignal): string {
+  if (signal?.aborted && !isCodeModeError(err)) return CANCELLED_TEXT;
+  if (!isCodeModeError(err)) return ERROR_TEXTS.internal;
+  const base = ERROR_TEXTS[err.code] ?? ERROR_TEXTS.internal;
+  if (!DETAIL_CODES.has(err.code)) return base;
+  const detail = cleanDetail(err.detail);
+  return detail === undefined ? base : `${base}: ${detail}`;
+}
