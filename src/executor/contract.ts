@@ -21,6 +21,8 @@ export interface CapabilityStub {
   readonly name: string;
   /** Input shape: a struct descriptor whose fields are the keyword parameters. */
   readonly input: TypeSchema & { readonly kind: "struct" };
+  /** Output shape, when the executor should shape-check results before they reach the program. */
+  readonly output?: TypeSchema & { readonly kind: "struct" };
 }
 
 /** Resolved execution budgets (every field positive; see the core's `Limits`). */
