@@ -41,6 +41,8 @@ export interface ExecutionBudgets {
   readonly maxValueBytes: number;
   /** Max cumulative encoded bytes of successful native results. */
   readonly maxIntermediateValueBytes: number;
+  /** Max bytes of allocation the engine may charge (extension; see the core's `Limits.maxMemoryBytes`). */
+  readonly maxMemoryBytes?: number;
 }
 
 /**
@@ -50,7 +52,11 @@ export interface ExecutionBudgets {
  * with a CodeModeError (invalid_arguments, permission_denied, policy_failure, capability_failure,
  * internal, resource_limit) which the executor turns into a Starlark error that ends the program.
  */
-export type NativeDispatch = (capabilityIndex: number, args: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
+export type NativeDispatch = (
+  capabilityIndex: number,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<unknown>;
 
 /** One execution request. */
 export interface ExecutionRequest {

@@ -1,0 +1,345 @@
+/**
+ * The type-preserving wire encoding of values that cross the sandbox boundary: the format, a bounded
+ * writer and a checking reader. `host_codec.ts` maps it to plain JS values and `star_codec.ts` to
+ * Starlark values. `maxValueBytes` measures exactly this encoding; `maxValueDepth` is checked while
+ * encoding and again while decoding.
+ *
+ * Format (one tag byte per value, lengths and counts as unsigned LEB128 varints):
+ *
+ * | tag | value | payload |
+ * |---|---|---|
+ * | 0 | None | — |
+ * | 1 / 2 | False / True | — |
+ * | 3 | int ≥ 0 | varint n |
+ * | 4 | int < 0 | varint −n |
+ * | 5 | float | 8 bytes IEEE-754, little-endian |
+ * | 6 | string | varint byte length, UTF-8 bytes |
+ * | 7 | list (and tuple) | varint count, elements |
+ * | 8 | dict with string keys | varint count, then per entry: varint key length, key bytes, value |
+ *
+ * Ints are limited to JS safe integers (|n| ≤ 2^53−1); the sign lives in the tag so that the varint
+ * never leaves the safe range. Depth is inclusive: a scalar is 1, a container is one more than its
+ * deepest element (an empty container is 1).
+ *
+ * This module uses no Deno APIs: the worker imports it too.
+ *
+ * @module
+ */
+
+/** Tag: None. */
+export const TAG_NONE = 0;
+/** Tag: False. */
+export const TAG_FALSE = 1;
+/** Tag: True. */
+export const TAG_TRUE = 2;
+/** Tag: non-negative int. */
+export const TAG_INT = 3;
+/** Tag: negative int (payload is its magnitude). */
+export const TAG_NEG_INT = 4;
+/** Tag: float. */
+export const TAG_FLOAT = 5;
+/** Tag: string. */
+export const TAG_STR = 6;
+/** Tag: list or tuple. */
+export const TAG_LIST = 7;
+/** Tag: dict with string keys. */
+export const TAG_DICT = 8;
+
+/** Size and depth bounds for one encoding or decoding. */
+export interface WireLimits {
+  /** Max encoded bytes. */
+  readonly maxBytes: number;
+  /** Max inclusive nesting depth. */
+  readonly maxDepth: number;
+}
+
+/** A value exceeded `maxBytes` or `maxDepth`. */
+export class WireLimitError extends Error {
+  /** Which bound. */
+  readonly limit: "bytes" | "depth";
+  /** Creates the error. */
+  constructor(limit: "bytes" | "depth", message: string) {
+    super(message);
+    this.name = "WireLimitError";
+    this.limit = limit;
+  }
+}
+
+/** A value cannot be encoded (unsupported type, non-finite float, unsafe int) or does not match its schema. */
+export class WireTypeError extends Error {
+  /** Creates the error; the message is safe to show to the program's author. */
+  constructor(message: string) {
+    super(message);
+    this.name = "WireTypeError";
+  }
+}
+
+/** Encoded bytes are malformed (a protocol violation, never a user error). */
+export class WireFormatError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "WireFormatError";
+  }
+}
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Appends encoded values to a growable buffer, refusing to grow past `maxBytes`. */
+export class WireWriter {
+  /** Bytes written so far (valid up to {@link WireWriter.length}). */
+  buf: Uint8Array;
+  private view: DataView;
+  private pos = 0;
+  /** Byte bound. */
+  readonly maxBytes: number;
+  /** Depth bound. */
+  readonly maxDepth: number;
+
+  /** Creates a writer bounded by `limits`. */
+  constructor(limits: WireLimits, initial = 256) {
+    this.maxBytes = limits.maxBytes;
+    this.maxDepth = limits.maxDepth;
+    this.buf = new Uint8Array(Math.max(16, Math.min(initial, limits.maxBytes + 16)));
+    this.view = new DataView(this.buf.buffer);
+  }
+
+  /** Bytes written. */
+  get length(): number {
+    return this.pos;
+  }
+
+  /** Makes room for `n` more bytes or throws {@link WireLimitError}. */
+  ensure(n: number): void {
+    const end = this.pos + n;
+    if (end > this.maxBytes) {
+      throw new WireLimitError("bytes", `value encodes to more than ${this.maxBytes} bytes`);
+    }
+    if (end > this.buf.length) {
+      let cap = this.buf.length * 2;
+      while (cap < end) cap *= 2;
+      const next = new Uint8Array(Math.min(cap, Math.max(end, this.maxBytes)));
+      next.set(this.buf.subarray(0, this.pos));
+      this.buf = next;
+      this.view = new DataView(next.buffer);
+    }
+  }
+
+  /** Checks the depth of a value about to be written at `level` (1 = top). */
+  depth(level: number): void {
+    if (level > this.maxDepth) {
+      throw new WireLimitError("depth", `value is nested deeper than ${this.maxDepth} levels`);
+    }
+  }
+
+  /** Writes one byte. */
+  byte(b: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** Writes an unsigned varint (0 ≤ n ≤ 2^53−1). */
+  varint(n: number): void {
+    this.ensure(varintLength(n));
+    while (n >= 0x80) {
+      this.buf[this.pos++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    this.buf[this.pos++] = n;
+  }
+
+  /** Writes a tagged safe integer. */
+  int(n: number): void {
+    if (n < 0) {
+      this.byte(TAG_NEG_INT);
+      this.varint(-n);
+    } else {
+      this.byte(TAG_INT);
+      this.varint(n === 0 ? 0 : n); // -0 is written as 0
+    }
+  }
+
+  /** Writes a tagged float. */
+  float(x: number): void {
+    this.ensure(9);
+    this.buf[this.pos++] = TAG_FLOAT;
+    this.view.setFloat64(this.pos, x, true);
+    this.pos += 8;
+  }
+
+  /** Writes the length-prefixed UTF-8 encoding of a JS (UTF-16) string. */
+  jsString(s: string): void {
+    const n = s.length;
+    let ascii = true;
+    for (let i = 0; i < n; i++) {
+      if (s.charCodeAt(i) >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      this.varint(n);
+      this.ensure(n);
+      const b = this.buf;
+      let p = this.pos;
+      for (let i = 0; i < n; i++) b[p++] = s.charCodeAt(i);
+      this.pos = p;
+      return;
+    }
+    const len = utf8Length(s);
+    this.varint(len);
+    this.ensure(len);
+    encoder.encodeInto(s, this.buf.subarray(this.pos, this.pos + len));
+    this.pos += len;
+  }
+
+  /** Writes a length-prefixed byte string given as a binary string (each char code is one byte). */
+  binaryString(s: string): void {
+    const n = s.length;
+    this.varint(n);
+    this.ensure(n);
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) b[p++] = s.charCodeAt(i);
+    this.pos = p;
+  }
+
+  /** A copy of the bytes written (its own ArrayBuffer, so it can be transferred). */
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.pos);
+  }
+}
+
+/** Bytes of the varint encoding of `n`. */
+export function varintLength(n: number): number {
+  let len = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    len++;
+  }
+  return len;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8");
+
+/** UTF-8 byte length of a JS string as `TextEncoder` encodes it (lone surrogates become U+FFFD). */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Reads encoded values, checking depth and well-formedness. */
+export class WireReader {
+  private readonly bytes: Uint8Array;
+  private readonly view: DataView;
+  /** Read position. */
+  pos = 0;
+  /** Depth bound. */
+  readonly maxDepth: number;
+
+  /** Reads `bytes`, which must not exceed `limits.maxBytes`. */
+  constructor(bytes: Uint8Array, limits: WireLimits) {
+    if (bytes.length > limits.maxBytes) {
+      throw new WireLimitError("bytes", `value encodes to more than ${limits.maxBytes} bytes`);
+    }
+    this.bytes = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.maxDepth = limits.maxDepth;
+  }
+
+  /** Throws unless every byte was consumed. */
+  end(): void {
+    if (this.pos !== this.bytes.length) throw new WireFormatError("trailing bytes after value");
+  }
+
+  /** Checks the depth of a value read at `level`. */
+  depth(level: number): void {
+    if (level > this.maxDepth) {
+      throw new WireLimitError("depth", `value is nested deeper than ${this.maxDepth} levels`);
+    }
+  }
+
+  /** Reads one byte. */
+  byte(): number {
+    if (this.pos >= this.bytes.length) throw new WireFormatError("unexpected end of value");
+    return this.bytes[this.pos++];
+  }
+
+  /** Reads an unsigned varint that must stay within 2^53−1. */
+  varint(): number {
+    let n = 0;
+    let scale = 1;
+    for (;;) {
+      const b = this.byte();
+      n += (b & 0x7f) * scale;
+      if (n > MAX_SAFE) throw new WireFormatError("integer out of range");
+      if (b < 0x80) return n;
+      scale *= 0x80;
+      if (scale > 2 ** 56) throw new WireFormatError("varint too long");
+    }
+  }
+
+  /** Reads a count of items, each of which needs at least `minItemBytes` more bytes. */
+  count(minItemBytes: number): number {
+    const n = this.varint();
+    if (n * minItemBytes > this.bytes.length - this.pos) {
+      throw new WireFormatError("count exceeds value size");
+    }
+    return n;
+  }
+
+  /** Reads an 8-byte float. */
+  float(): number {
+    if (this.pos + 8 > this.bytes.length) throw new WireFormatError("unexpected end of value");
+    const x = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return x;
+  }
+
+  /** Reads the raw bytes of a length-prefixed string. */
+  rawString(): Uint8Array {
+    const n = this.varint();
+    if (this.pos + n > this.bytes.length) throw new WireFormatError("unexpected end of value");
+    const out = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** Reads a length-prefixed string as a JS string (invalid UTF-8 becomes U+FFFD). */
+  jsString(): string {
+    const raw = this.rawString();
+    if (raw.length <= 64) {
+      let s = "";
+      for (let i = 0; i < raw.length; i++) {
+        const c = raw[i];
+        if (c >= 0x80) return decoder.decode(raw);
+        s += String.fromCharCode(c);
+      }
+      return s;
+    }
+    return decoder.decode(raw);
+  }
+
+  /** Reads a length-prefixed string as a binary string (one char per byte). */
+  binaryString(): string {
+    const raw = this.rawString();
+    let s = "";
+    for (let i = 0; i < raw.length; i += 8192) {
+      s += String.fromCharCode(...raw.subarray(i, Math.min(raw.length, i + 8192)));
+    }
+    return s;
+  }
+}

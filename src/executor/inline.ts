@@ -1,0 +1,243 @@
+/**
+ * The inline executor: runs programs with the same engine, runner and budgets as the sandbox workers,
+ * but in the host isolate — for runtimes that cannot spawn permission-restricted workers (Deno Deploy).
+ * There is no isolation boundary: the engine exposes no JS to programs, so the budgets and the engine's
+ * surface are the whole defence. Prefer the worker pool wherever it is available.
+ *
+ * Native calls by replay. The engine is synchronous but capability handlers are async, and the host
+ * thread cannot block on them. So a run stops (suspends) at its first unanswered native call; the
+ * executor awaits the call and then re-runs the program from scratch, answering every call it has already
+ * made from a memo. Starlark is deterministic (no clock, no randomness, insertion-ordered dicts, frozen
+ * globals), so each replay retraces the same path to the next call; a replay that diverges (a different
+ * capability or different arguments) is reported as `internal`. A program with n native calls runs n+1
+ * times: each run gets the full step and memory budgets (so the same programs pass and fail as in a
+ * worker, where the last run is the only one), the time budget spans all runs, and every native call
+ * reaches the host exactly once (counted and debited once).
+ *
+ * While a run executes, it holds the host's event loop; the engine polls the clock and the cancellation
+ * state, so a run never exceeds the time budget by more than a poll interval.
+ *
+ * @module
+ */
+import { CodeModeError } from "../errors.ts";
+import type { Dialect } from "../starlark/value.ts";
+import type { CapabilityStub, ExecutionRequest, Executor } from "./contract.ts";
+import { checkRequest, deadlineError, internalError, judgeOutcome, NativeCallHost } from "./host_call.ts";
+import { buildCapabilityEnv, type CapabilityEnv, runProgram, SuspendRun } from "./program.ts";
+import { memoryBudget } from "./protocol.ts";
+
+/** Options of an {@link InlineExecutor}. */
+export interface InlineExecutorOptions {
+  /** Executions in flight at once (the `maxConcurrentExecutions` limit). Default 8. */
+  readonly maxConcurrentExecutions?: number;
+  /** Engine dialect options (default: the reference's defaults, all off). */
+  readonly dialect?: Partial<Dialect>;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+interface Waiter {
+  readonly grant: () => void;
+}
+
+/** Runs programs in the host isolate with the sandbox's engine and budgets (no worker). */
+export class InlineExecutor implements Executor {
+  readonly #max: number;
+  readonly #dialect: Partial<Dialect> | undefined;
+  readonly #envs = new WeakMap<readonly CapabilityStub[], CapabilityEnv>();
+  readonly #waiters: Waiter[] = [];
+  readonly #running = new Set<AbortController>();
+  #active = 0;
+  #closed = false;
+
+  /** Creates the executor. */
+  constructor(options: InlineExecutorOptions = {}) {
+    const max = options.maxConcurrentExecutions ?? 0;
+    if (max < 0 || !Number.isFinite(max)) {
+      throw new CodeModeError("invalid_registration", "maxConcurrentExecutions must be positive");
+    }
+    this.#max = max === 0 ? 8 : Math.floor(max);
+    this.#dialect = options.dialect;
+  }
+
+  /** Checks that the engine loads and runs a trivial program. */
+  probe(_options?: number | { readonly timeout?: number }): Promise<void> {
+    const outcome = runProgram({
+      source: "def main():\n    return 1\n",
+      env: buildCapabilityEnv([]),
+      budgets: {
+        maxSourceBytes: 1024,
+        maxExecutionSteps: 1000,
+        maxExecutionTime: 1000,
+        maxNativeCalls: 1,
+        maxValueDepth: 2,
+        maxValueBytes: 64,
+        maxIntermediateValueBytes: 64,
+      },
+      maxMemoryBytes: 1 << 20,
+      checkInterrupt: () => undefined,
+      native: () => {
+        throw new Error("no native calls in the probe");
+      },
+    });
+    if (!outcome.ok) {
+      return Promise.reject(
+        new CodeModeError("invalid_registration", `inline executor probe failed: ${outcome.message}`),
+      );
+    }
+    return Promise.resolve();
+  }
+
+  /** Runs `main()` of the request's program in this isolate. */
+  async run(request: ExecutionRequest): Promise<unknown> {
+    if (this.#closed) throw internalError("executor is closed");
+    const signal = request.signal;
+    if (signal?.aborted) throw signal.reason;
+    checkRequest(request);
+    const budgets = request.budgets;
+    const deadline = request.startedAt + budgets.maxExecutionTime;
+    if (!(deadline - performance.now() > 0)) throw deadlineError(budgets.maxExecutionTime);
+
+    const controller = new AbortController();
+    const timeoutReason = deadlineError(budgets.maxExecutionTime);
+    const timer = setTimeout(() => controller.abort(timeoutReason), deadline - performance.now());
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.#running.add(controller);
+    let holding = false;
+    try {
+      await this.#acquire(controller.signal);
+      holding = true;
+      // On a deadline or cancellation the rejection is the controller's reason: the deadline error
+      // (resource_limit caused by a TimeoutError) or the caller's own reason.
+      return await this.#execute(request, deadline, controller.signal);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      this.#running.delete(controller);
+      if (holding) this.#releaseSlot();
+    }
+  }
+
+  /** Rejects waiting and running executions with `internal`. Idempotent. */
+  close(): Promise<void> {
+    this.#closed = true;
+    for (const c of this.#running) if (!c.signal.aborted) c.abort(internalError("executor closed"));
+    return Promise.resolve();
+  }
+
+  #acquire(signal: AbortSignal): Promise<void> {
+    if (this.#active < this.#max) {
+      this.#active++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        const i = this.#waiters.indexOf(waiter);
+        if (i >= 0) this.#waiters.splice(i, 1);
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  #releaseSlot(): void {
+    const next = this.#waiters.shift();
+    if (next !== undefined) next.grant();
+    else this.#active--;
+  }
+
+  #env(stubs: readonly CapabilityStub[]): CapabilityEnv {
+    let env = this.#envs.get(stubs);
+    if (env === undefined) {
+      env = buildCapabilityEnv(stubs);
+      this.#envs.set(stubs, env);
+    }
+    return env;
+  }
+
+  async #execute(request: ExecutionRequest, deadline: number, signal: AbortSignal): Promise<unknown> {
+    const host = new NativeCallHost(request);
+    const env = this.#env(request.capabilities);
+    const memo: { cap: number; args: Uint8Array; result: Uint8Array }[] = [];
+    const compiled = {}; // replays reuse the compiled program
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      let index = 0;
+      let pending: { cap: number; args: Uint8Array } | undefined;
+      let diverged = false;
+      const outcome = runProgram({
+        source: request.source,
+        env,
+        budgets: request.budgets,
+        maxMemoryBytes: memoryBudget(request.budgets),
+        dialect: this.#dialect,
+        compiled,
+        checkInterrupt: () => {
+          if (signal.aborted) return "cancelled";
+          if (performance.now() >= deadline) return "deadline";
+          return undefined;
+        },
+        native: (cap, args) => {
+          const i = index++;
+          if (i < memo.length) {
+            const m = memo[i];
+            if (m.cap === cap && sameBytes(m.args, args)) return m.result;
+            diverged = true;
+            throw new SuspendRun();
+          }
+          pending = { cap, args };
+          throw new SuspendRun();
+        },
+      });
+      if (!outcome.ok && outcome.kind === "suspended") {
+        if (diverged || pending === undefined) {
+          throw internalError("inline replay diverged: the program did not repeat its earlier native calls");
+        }
+        const { cap, args } = pending;
+        const result = await raceAbort(host.call(cap, args, signal), signal);
+        memo.push({ cap, args, result });
+        continue;
+      }
+      if (!outcome.ok && outcome.kind === "interrupted") {
+        if (signal.aborted) throw signal.reason;
+        if (outcome.code === "deadline") throw deadlineError(request.budgets.maxExecutionTime);
+      }
+      const verdict = judgeOutcome(outcome, request, undefined);
+      if (verdict.error !== undefined) throw verdict.error;
+      return verdict.value;
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { CodeModeError } from "../errors.ts";
+import { BUSY_LOOP, makeDispatch, rejection, request, sleep } from "../../tests/executor/helpers.ts";
+import { InlineExecutor } from "./inline.ts";
+
+function isCode(e: unknown, code: string): boolean {
+  return e instanceof CodeModeError && e.code === code;
+}
+
+Deno.test("inline: native calls by replay reach the host exactly once each", async () => {
+  const ex = new InlineExecutor();
+  await ex.probe();
+  const log: { cap: number; args: Record<string, unknown> }[] = [];
+  const src = "def main():\n" +
+    "    out = []\n" +
+    "    for k in ['a', 'b', 'c']:\n" +
+    "        out.append(records.lookup(key=k, limit=len(out))['count'])\n" +
+    "    s = math2.scale(x=1.5, by=2.0)['value']\n" +
+    "    return [out, s, type(s)]\n";
+  assert.deepEqual(await ex.run(request(src, { dispatch: makeDispatch(log) })), [[0, 1, 2], 3, "float"]);
+  assert.deepEqual(log.map((l) => l.args), [
+    { key: "a", limit: 0 },
+    { key: "b", limit: 1 },
+    { key: "c", limit: 2 },
+    { x: 1.5, by: 2 },
+  ]);
+  await ex.close();
+});
+
+Deno.test("inline: same budgets and classifications as the sandbox", async () => {
+  const ex = new InlineExecutor();
+  const calls = 'def main():\n    for i in range(4):\n        records.lookup(key="a")\n    return 1\n';
+  assert.equal(await ex.run(request(calls, { budgets: { maxNativeCalls: 4 } })), 1);
+  assert.ok(
+    isCode(await rejection(ex.run(request(calls, { budgets: { maxNativeCalls: 3 } }))), "resource_limit"),
+  );
+  // Each replay gets the full step budget, as the single run in a worker would.
+  const steps =
+    'def main():\n    n = 0\n    for i in range(2000):\n        n += 1\n    records.lookup(key="a")\n' +
+    "    for i in range(2000):\n        n += 1\n    return n\n";
+  assert.equal(await ex.run(request(steps, { budgets: { maxExecutionSteps: 9_000 } })), 4000);
+  assert.ok(
+    isCode(
+      await rejection(ex.run(request(steps, { budgets: { maxExecutionSteps: 5_000 } }))),
+      "resource_limit",
+    ),
+  );
+  assert.ok(isCode(await rejection(ex.run(request("def main(x):\n    return x\n"))), "invalid_program"));
+  assert.ok(
+    isCode(
+      await rejection(ex.run(request("def main():\n    return records.lookup(key=1)\n"))),
+      "invalid_arguments",
+    ),
+  );
+  const denied = new CodeModeError("permission_denied", "no");
+  const e = await rejection(ex.run(request('def main():\n    return records.lookup(key="a")\n', {
+    dispatch: () => Promise.reject(denied),
+  })));
+  assert.equal(e, denied);
+  const bytes = "def main():\n    for i in range(3):\n        blob.make(size=41)\n";
+  assert.equal(await ex.run(request(bytes, { budgets: { maxIntermediateValueBytes: 150 } })), null);
+  assert.ok(
+    isCode(
+      await rejection(ex.run(request(bytes, { budgets: { maxIntermediateValueBytes: 149 } }))),
+      "resource_limit",
+    ),
+  );
+  await ex.close();
+});
+
+Deno.test("inline: deadline on a busy loop", async () => {
+  const ex = new InlineExecutor();
+  const t0 = performance.now();
+  const e = await rejection(
+    ex.run(request(BUSY_LOOP, { budgets: { maxExecutionSteps: 1e12, maxExecutionTime: 150 } })),
+  );
+  const elapsed = performance.now() - t0;
+  assert.ok(isCode(e, "resource_limit"));
+  assert.equal(((e as Error).cause as DOMException).name, "TimeoutError");
+  assert.ok(elapsed < 200, `took ${elapsed} ms`);
+  await ex.close();
+});
+
+Deno.test("inline: deadline and cancellation while awaiting a native call", async () => {
+  const ex = new InlineExecutor();
+  const slow = "def main():\n    return slow.wait(ms=5000)\n";
+  const t0 = performance.now();
+  const e = await rejection(ex.run(request(slow, { budgets: { maxExecutionTime: 100 } })));
+  assert.ok(isCode(e, "resource_limit"));
+  assert.ok(performance.now() - t0 < 200);
+  const controller = new AbortController();
+  const reason = new Error("stop");
+  const run = rejection(ex.run(request(slow, { signal: controller.signal })));
+  await sleep(20);
+  controller.abort(reason);
+  assert.equal(await run, reason);
+  await ex.close();
+});
+
+Deno.test("inline: concurrency bound and close", async () => {
+  const ex = new InlineExecutor({ maxConcurrentExecutions: 2 });
+  let inFlight = 0;
+  let peak = 0;
+  const dispatch = async () => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    await sleep(5);
+    inFlight--;
+    return { waited: 5 };
+  };
+  const runs = Array.from(
+    { length: 10 },
+    () => ex.run(request("def main():\n    return slow.wait(ms=5)\n", { dispatch })),
+  );
+  assert.equal((await Promise.all(runs)).length, 10);
+  assert.equal(peak, 2);
+  const pending = rejection(ex.run(request("def main():\n    return slow.wait(ms=5000)\n")));
+  await sleep(10);
+  await ex.close();
+  assert.ok(isCode(await pending, "internal"));
+  assert.ok(isCode(await rejection(ex.run(request("def main():\n    return 1\n"))), "internal"));
+});

@@ -1,0 +1,390 @@
+/**
+ * The engine-side runner shared by the sandbox worker and the inline executor: compile the program,
+ * run its top level, check the `main()` contract, run `main()` under the budgets, and encode its result.
+ *
+ * The program contract (the seed's): the top level must define `main`, a function with no parameters of
+ * any kind; `load` is disabled; `print` output is discarded; native calls are accepted only while `main`
+ * runs. The predeclared environment is the Starlark universe plus `json`, `math`, `sum` and the capability
+ * namespaces (nested modules for dotted names).
+ *
+ * Native calls go through a synchronous {@link NativeBridge}: in the worker it blocks on the shared
+ * buffer; in the inline executor it answers from a memo or suspends the run (see `inline.ts`).
+ *
+ * Every run creates a fresh {@link Thread} with fresh budgets; the capability namespaces are immutable
+ * and hold no per-run state (a call finds its run through the thread), so they can be cached per catalog.
+ *
+ * @module
+ */
+import {
+  Builtin,
+  call,
+  compile,
+  type Dialect,
+  EvalError,
+  freeze,
+  InternalError,
+  json,
+  math,
+  Module,
+  type Program,
+  ResourceError,
+  StarFunction,
+  StarlarkError,
+  StarlarkSyntaxError,
+  sum,
+  Thread,
+  typeName,
+  type Value,
+} from "../starlark/mod.ts";
+import { WireFormatError, WireLimitError, type WireLimits, WireTypeError } from "./codec.ts";
+import type { CapabilityStub, ExecutionBudgets } from "./contract.ts";
+import { type FailureKind, type RunOutcome, safeDetail } from "./protocol.ts";
+import { bindArguments, BindError, decodeStarValue, displayText, encodeFinalValue } from "./star_codec.ts";
+
+/** The file name programs run under (positions in messages read `main.star:line:col`). */
+export const PROGRAM_FILENAME = "main.star";
+
+/**
+ * Performs one native call synchronously: receives the capability index and the encoded argument map and
+ * returns the encoded result. Throws {@link NativeFailure} when the host refused or failed the call, or a
+ * `cancelled` ResourceError when the execution was interrupted.
+ */
+export type NativeBridge = (index: number, args: Uint8Array) => Uint8Array;
+
+/** The host failed a native call with `code`; the host keeps the real error. Ends the program. */
+export class NativeFailure extends StarlarkError {
+  /** The error code the host reported. */
+  readonly code: string;
+  /** Creates the failure. */
+  constructor(code: string) {
+    super(`native call failed: ${code}`);
+    this.name = "NativeFailure";
+    this.code = code;
+  }
+}
+
+/** A classified failure raised by the runner's own built-ins (passes through the engine untouched). */
+class RunFailure extends StarlarkError {
+  constructor(readonly kind: FailureKind, message: string, readonly detail?: string) {
+    super(message);
+    this.name = "RunFailure";
+  }
+}
+
+/** Thrown by a bridge to stop the run without a verdict (the inline executor's replay). */
+export class SuspendRun extends StarlarkError {
+  /** Creates the marker. */
+  constructor() {
+    super("run suspended for a native call");
+    this.name = "SuspendRun";
+  }
+}
+
+/** The capability namespaces of one catalog, ready to predeclare. Immutable; cache it per catalog. */
+export interface CapabilityEnv {
+  /** Root name → module (or built-in, for an undotted name). */
+  readonly predeclared: ReadonlyMap<string, Value>;
+  /** The stubs, by capability index. */
+  readonly stubs: readonly CapabilityStub[];
+}
+
+const RUN_KEY = "codemode.run";
+
+interface RunState {
+  readonly budgets: ExecutionBudgets;
+  readonly native: NativeBridge;
+  readonly limits: WireLimits;
+  inMain: boolean;
+  calls: number;
+  failure: RunFailure | undefined;
+}
+
+function nativeBuiltin(stub: CapabilityStub, index: number): Builtin {
+  const name = stub.name;
+  const input = stub.input;
+  return new Builtin(name, (thread, args, kwargs) => {
+    const st = thread.locals.get(RUN_KEY) as RunState | undefined;
+    if (st === undefined) throw new EvalError(`${name}: no CodeMode run is active on this thread`);
+    const fail = (f: RunFailure): never => {
+      st.failure ??= f;
+      throw f;
+    };
+    if (!st.inMain) {
+      const msg = `${name}: native calls are only allowed while main() runs (not at top level)`;
+      fail(new RunFailure("program", msg, msg));
+    }
+    st.calls++;
+    if (st.calls > st.budgets.maxNativeCalls) {
+      fail(new RunFailure("resource", `more than ${st.budgets.maxNativeCalls} native calls`));
+    }
+    let encoded: Uint8Array;
+    try {
+      encoded = bindArguments(input, args, kwargs, st.limits);
+    } catch (e) {
+      if (e instanceof BindError) {
+        const msg = `${name}: ${e.message}`;
+        return fail(new RunFailure("arguments", msg, msg));
+      }
+      if (e instanceof WireLimitError) {
+        return fail(new RunFailure("resource", `${name} arguments: ${e.message}`));
+      }
+      throw e;
+    }
+    let result: Uint8Array;
+    try {
+      result = st.native(index, encoded);
+    } catch (e) {
+      // An interrupted call: poll so the run learns why (the poll throws the engine's own error).
+      if (e instanceof ResourceError && e.resource === "cancelled") thread.poll();
+      throw e;
+    }
+    try {
+      return decodeStarValue(result, st.limits, thread);
+    } catch (e) {
+      if (e instanceof WireLimitError) {
+        return fail(new RunFailure("resource", `${name} result: ${e.message}`));
+      }
+      if (e instanceof WireFormatError) {
+        return fail(new RunFailure("internal", `${name} result: ${e.message}`));
+      }
+      throw e;
+    }
+  });
+}
+
+/**
+ * Builds the capability namespaces for `stubs`: `records.lookup` becomes module `records` with member
+ * `lookup`; deeper names nest modules.
+ *
+ * @throws {Error} when two stubs collide (a name is both a capability and a namespace, or repeats).
+ */
+export function buildCapabilityEnv(stubs: readonly CapabilityStub[]): CapabilityEnv {
+  interface Node {
+    members: Map<string, Node | Builtin>;
+  }
+  const root: Node = { members: new Map() };
+  stubs.forEach((stub, index) => {
+    const parts = stub.name.split(".");
+    let node = root;
+    for (let i = 0; i < parts.length - 1; i++) {
+      let next = node.members.get(parts[i]);
+      if (next === undefined) {
+        next = { members: new Map() };
+        node.members.set(parts[i], next);
+      }
+      if (next instanceof Builtin) {
+        throw new Error(`capability ${stub.name} collides with capability ${next.name}`);
+      }
+      node = next;
+    }
+    const leaf = parts[parts.length - 1];
+    if (node.members.has(leaf)) throw new Error(`capability ${stub.name} collides with another name`);
+    node.members.set(leaf, nativeBuiltin(stub, index));
+  });
+  const toValue = (n: Node | Builtin, path: string): Value => {
+    if (n instanceof Builtin) return n;
+    const members = new Map<string, Value>();
+    for (const [k, v] of n.members) members.set(k, toValue(v, path === "" ? k : `${path}.${k}`));
+    return new Module(path, members);
+  };
+  const predeclared = new Map<string, Value>([["json", json], ["math", math], ["sum", sum]]);
+  for (const [k, v] of root.members) {
+    if (predeclared.has(k)) throw new Error(`capability namespace ${k} shadows a built-in module`);
+    predeclared.set(k, toValue(v, k));
+  }
+  return { predeclared, stubs };
+}
+
+/** What one run needs. */
+export interface ProgramRunOptions {
+  /** Starlark source. */
+  readonly source: string;
+  /** The capability namespaces. */
+  readonly env: CapabilityEnv;
+  /** Budgets (steps, native calls, value limits). */
+  readonly budgets: ExecutionBudgets;
+  /** Engine memory budget in bytes. */
+  readonly maxMemoryBytes: number;
+  /** Polled by the engine: a reason string stops the run. */
+  readonly checkInterrupt: () => string | undefined;
+  /** Performs native calls. */
+  readonly native: NativeBridge;
+  /** Dialect options (default: the reference's defaults, all off). */
+  readonly dialect?: Partial<Dialect>;
+  /**
+   * Holds the compiled program between runs of the same source (the inline executor's replays). A
+   * compiled program is immutable; every run still gets a fresh thread and fresh globals.
+   */
+  readonly compiled?: { program?: Program };
+}
+
+function evalDetail(e: EvalError): string {
+  const frames = e.callStack.filter((f) => f.line > 0);
+  const inner = frames[frames.length - 1];
+  const where = inner === undefined ? "" : `${inner.filename}:${inner.line}:${inner.col}: in ${inner.name}: `;
+  return safeDetail(where + displayText(e.message));
+}
+
+function checkMain(globals: Map<string, Value>): StarFunction {
+  const main = globals.get("main");
+  const bad = (msg: string): never => {
+    throw new RunFailure("program", msg, msg);
+  };
+  if (main === undefined) return bad("the program must define a function main() taking no parameters");
+  if (!(main instanceof StarFunction)) return bad(`main must be a function, not ${typeName(main)}`);
+  const code = main.code;
+  if (code.numParams > 0 || code.numKwonly > 0 || code.hasVarargs || code.hasKwargs) {
+    return bad("main() must not take any parameters");
+  }
+  return main;
+}
+
+/**
+ * Runs one program to completion and classifies the result. Never throws for program behaviour; an
+ * `internal` outcome reports anything unexpected.
+ */
+export function runProgram(options: ProgramRunOptions): RunOutcome {
+  const { budgets, env } = options;
+  const limits: WireLimits = { maxBytes: budgets.maxValueBytes, maxDepth: budgets.maxValueDepth };
+  let interrupted: string | undefined;
+  const thread = new Thread({
+    name: "codemode",
+    maxSteps: budgets.maxExecutionSteps,
+    maxMemory: options.maxMemoryBytes,
+    checkInterrupt: () => {
+      const why = options.checkInterrupt();
+      if (why !== undefined) interrupted = why;
+      return why;
+    },
+    dialect: options.dialect,
+  });
+  const state: RunState = {
+    budgets,
+    native: options.native,
+    limits,
+    inMain: false,
+    calls: 0,
+    failure: undefined,
+  };
+  thread.locals.set(RUN_KEY, state);
+  try {
+    const program = options.compiled?.program ?? compile(options.source, {
+      filename: PROGRAM_FILENAME,
+      dialect: thread.dialect,
+      predeclared: env.predeclared.keys(),
+    });
+    if (options.compiled !== undefined) options.compiled.program = program;
+    if (program.loads.length > 0) {
+      const msg = `${PROGRAM_FILENAME}: load statements are not allowed (module loading is disabled)`;
+      throw new RunFailure("program", msg, msg);
+    }
+    const globals = program.run(thread, env.predeclared);
+    for (const v of globals.values()) freeze(v);
+    const main = checkMain(globals);
+    state.inMain = true;
+    const result = call(thread, main, [], []);
+    state.inMain = false;
+    return { ok: true, value: encodeFinalValue(result, limits), steps: thread.steps };
+  } catch (e) {
+    return classify(e, state, thread.steps, interrupted);
+  } finally {
+    state.inMain = false;
+  }
+}
+
+function failure(
+  kind: FailureKind,
+  message: string,
+  steps: number,
+  extra: { detail?: string; code?: string } = {},
+) {
+  return { ok: false as const, kind, message, steps, ...extra };
+}
+
+function classify(e: unknown, state: RunState, steps: number, interrupted: string | undefined): RunOutcome {
+  if (e instanceof SuspendRun) return failure("suspended", e.message, steps);
+  if (e instanceof NativeFailure) return failure("native", e.message, steps, { code: e.code });
+  if (e instanceof ResourceError && e.resource === "cancelled") {
+    return failure("interrupted", e.message, steps, { code: interrupted ?? "cancelled" });
+  }
+  // The run's own failures normally arrive as themselves; the recorded one also survives any wrapping.
+  const own = e instanceof RunFailure ? e : state.failure;
+  if (own !== undefined) {
+    return failure(own.kind, own.message, steps, own.detail === undefined ? {} : { detail: own.detail });
+  }
+  if (e instanceof ResourceError) return failure("resource", e.message, steps);
+  if (e instanceof StarlarkSyntaxError) {
+    const detail = safeDetail(displayText(e.message));
+    return failure("program", detail, steps, { detail });
+  }
+  if (e instanceof InternalError) return failure("internal", e.message, steps);
+  if (e instanceof EvalError) {
+    const detail = evalDetail(e);
+    return failure("program", detail, steps, { detail });
+  }
+  if (e instanceof WireTypeError) {
+    const detail = safeDetail(`unsupported final value: ${displayText(e.message)}`);
+    return failure("program", detail, steps, { detail });
+  }
+  if (e instanceof WireLimitError) return failure("resource", `final value: ${e.message}`, steps);
+  return failure("internal", e instanceof Error ? `${e.name}: ${e.message}` : String(e), steps);
+}
+
+const WARM_UP_SOURCE = `
+def helper(items, key = "n"):
+    return sorted([x[key] for x in items if x[key] % 2 == 0], reverse = True)
+
+def main():
+    r = warm.up(name = "x", n = 3, ratio = 0.5, tags = ["a", "b"])
+    items = [{"n": i, "s": "v%d" % i} for i in range(20)]
+    out = {"even": helper(items), "r": r, "j": json.encode(r), "t": (1, 2.5, None, True)}
+    out["joined"] = ",".join([str(x) for x in out["even"]])
+    return out
+`;
+
+/**
+ * Runs a representative program a few times so that the engine's code is compiled and optimized before
+ * the first real execution (a fresh isolate otherwise pays several milliseconds on its first runs).
+ * Bounded by `maxMs`; returns the number of runs.
+ */
+export function warmUp(maxMs = 15, maxRuns = 40): number {
+  const stub: CapabilityStub = {
+    name: "warm.up",
+    input: {
+      kind: "struct",
+      fields: [
+        { name: "name", type: { kind: "str" } },
+        { name: "n", type: { kind: "int" } },
+        { name: "ratio", type: { kind: "float" } },
+        { name: "tags", type: { kind: "list", of: { kind: "str" } } },
+      ],
+    },
+  };
+  const env = buildCapabilityEnv([stub]);
+  const budgets: ExecutionBudgets = {
+    maxSourceBytes: 65_536,
+    maxExecutionSteps: 100_000,
+    maxExecutionTime: 1_000,
+    maxNativeCalls: 10,
+    maxValueDepth: 32,
+    maxValueBytes: 65_536,
+    maxIntermediateValueBytes: 65_536,
+  };
+  const limits: WireLimits = { maxBytes: 65_536, maxDepth: 32 };
+  // Echo the arguments back as the result: exercises binding, both codecs and result decoding.
+  const native: NativeBridge = (_i, args) => encodeFinalValue(decodeStarValue(args, limits), limits);
+  const end = performance.now() + maxMs;
+  let runs = 0;
+  while (runs < maxRuns && performance.now() < end) {
+    runProgram({
+      source: WARM_UP_SOURCE,
+      env,
+      budgets,
+      maxMemoryBytes: 1 << 24,
+      checkInterrupt: () => undefined,
+      native,
+    });
+    runs++;
+  }
+  return runs;
+}

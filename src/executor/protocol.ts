@@ -1,0 +1,394 @@
+/**
+ * The host ↔ sandbox-worker protocol.
+ *
+ * Messages travel by `postMessage` in both directions except for one thing: the reply to a native call.
+ * The worker is blocked inside the synchronous Starlark engine while a native call runs, so it cannot
+ * receive a message; it waits with `Atomics.wait` on a `SharedArrayBuffer` instead, and the host writes
+ * the reply into that buffer and wakes it with `Atomics.notify`. The same buffer carries the interrupt
+ * flag (cancellation, deadline, shutdown) that the engine polls between steps.
+ *
+ * Layout of the shared buffer (little-endian Int32 header, then the reply data area):
+ *
+ * | word | name | meaning |
+ * |---|---|---|
+ * | 0 | `STATE` | reply state the worker waits on: IDLE, WAITING, REPLY_OK, REPLY_ERROR, INTERRUPTED |
+ * | 1 | `INTERRUPT` | 0, or why the execution must stop (CANCELLED, DEADLINE, SHUTDOWN) |
+ * | 2 | `SEQ` | sequence number of the native call the reply answers |
+ * | 3 | `TOTAL` | total encoded byte length of the result |
+ * | 4 | `OFFSET` | offset of this chunk within the result |
+ * | 5 | `LENGTH` | byte length of this chunk |
+ * | 6 | `ERROR` | error-code index of a REPLY_ERROR |
+ *
+ * Results larger than the data area are sent in chunks: the worker copies a chunk, switches the state
+ * back to WAITING, posts a `more` message and waits again; the host then writes the next chunk.
+ *
+ * State transitions use compare-and-exchange so that an interrupt (an unconditional store of
+ * INTERRUPTED) can never be overwritten by a late reply or by the worker starting its next call.
+ *
+ * This module uses no Deno APIs: the worker imports it too.
+ *
+ * @module
+ */
+import type { ErrorCode } from "../errors.ts";
+import type { CapabilityStub, ExecutionBudgets } from "./contract.ts";
+
+/** Longest model-safe detail passed on (longer ones are cut). */
+const MAX_DETAIL_CHARS = 2048;
+
+/** Default engine memory budget: 64 MiB of charged allocation (the extension limit `maxMemoryBytes`). */
+export const DEFAULT_MAX_MEMORY_BYTES = 64 * 1024 * 1024;
+
+/** Header word: the reply state. */
+export const I_STATE = 0;
+/** Header word: the interrupt reason (0 = none). */
+export const I_INTERRUPT = 1;
+/** Header word: sequence number of the answered call. */
+export const I_SEQ = 2;
+/** Header word: total result length in bytes. */
+export const I_TOTAL = 3;
+/** Header word: offset of the current chunk. */
+export const I_OFFSET = 4;
+/** Header word: length of the current chunk. */
+export const I_LENGTH = 5;
+/** Header word: error-code index of an error reply. */
+export const I_ERROR = 6;
+/** Bytes reserved for the header (room for future words). */
+export const HEADER_BYTES = 64;
+
+/** No native call in flight. */
+export const STATE_IDLE = 0;
+/** The worker posted a call and waits for its reply. */
+export const STATE_WAITING = 1;
+/** A (chunk of a) successful result is in the data area. */
+export const STATE_REPLY_OK = 2;
+/** The call failed; `I_ERROR` holds the code. */
+export const STATE_REPLY_ERROR = 3;
+/** The execution was interrupted; the worker must unwind. Sticky until the host resets the buffer. */
+export const STATE_INTERRUPTED = 4;
+
+/** Interrupt reason: the caller cancelled. */
+export const INTERRUPT_CANCELLED = 1;
+/** Interrupt reason: the time budget ran out. */
+export const INTERRUPT_DEADLINE = 2;
+/** Interrupt reason: the executor is closing. */
+export const INTERRUPT_SHUTDOWN = 3;
+
+/** Smallest data area accepted (so every reply header and a useful chunk fit). */
+export const MIN_DATA_BYTES = 16;
+
+/** Error codes a native-call reply can carry, by index (the index travels in `I_ERROR`). */
+export const REPLY_ERROR_CODES: readonly ErrorCode[] = Object.freeze([
+  "invalid_registration",
+  "unauthenticated",
+  "not_found",
+  "invalid_program",
+  "invalid_arguments",
+  "permission_denied",
+  "policy_failure",
+  "resource_limit",
+  "capability_failure",
+  "internal",
+]);
+
+/** Index of `code` in {@link REPLY_ERROR_CODES}. */
+export function errorCodeIndex(code: ErrorCode): number {
+  const i = REPLY_ERROR_CODES.indexOf(code);
+  return i < 0 ? REPLY_ERROR_CODES.indexOf("internal") : i;
+}
+
+/** Views over one worker's shared buffer. */
+export class SharedChannel {
+  /** The shared memory. */
+  readonly buffer: SharedArrayBuffer;
+  /** Header words. */
+  readonly words: Int32Array;
+  /** The reply data area. */
+  readonly data: Uint8Array;
+
+  /** Wraps `buffer` (at least {@link HEADER_BYTES} + {@link MIN_DATA_BYTES} bytes). */
+  constructor(buffer: SharedArrayBuffer) {
+    if (buffer.byteLength < HEADER_BYTES + MIN_DATA_BYTES) {
+      throw new RangeError(`shared buffer too small: ${buffer.byteLength} bytes`);
+    }
+    this.buffer = buffer;
+    this.words = new Int32Array(buffer, 0, HEADER_BYTES / 4);
+    this.data = new Uint8Array(buffer, HEADER_BYTES);
+  }
+
+  /** Allocates a channel whose data area holds `dataBytes` bytes. */
+  static create(dataBytes: number): SharedChannel {
+    const n = Math.max(MIN_DATA_BYTES, Math.ceil(dataBytes / 8) * 8);
+    return new SharedChannel(new SharedArrayBuffer(HEADER_BYTES + n));
+  }
+
+  /** Host: prepares the buffer for a new execution (only while the worker is idle). */
+  reset(): void {
+    Atomics.store(this.words, I_INTERRUPT, 0);
+    Atomics.store(this.words, I_STATE, STATE_IDLE);
+  }
+
+  /**
+   * Host: writes the chunk of `result` that starts at `offset` and wakes the worker. Returns the offset
+   * after the chunk, or -1 when the worker is no longer waiting (it was interrupted).
+   */
+  writeResult(seq: number, result: Uint8Array, offset: number): number {
+    const w = this.words;
+    const len = Math.min(result.length - offset, this.data.length);
+    this.data.set(result.subarray(offset, offset + len));
+    w[I_SEQ] = seq;
+    w[I_TOTAL] = result.length;
+    w[I_OFFSET] = offset;
+    w[I_LENGTH] = len;
+    if (Atomics.compareExchange(w, I_STATE, STATE_WAITING, STATE_REPLY_OK) !== STATE_WAITING) return -1;
+    Atomics.notify(w, I_STATE);
+    return offset + len;
+  }
+
+  /** Host: fails the pending call with `code` and wakes the worker. False when it was not waiting. */
+  writeError(seq: number, code: ErrorCode): boolean {
+    const w = this.words;
+    w[I_SEQ] = seq;
+    w[I_ERROR] = errorCodeIndex(code);
+    if (Atomics.compareExchange(w, I_STATE, STATE_WAITING, STATE_REPLY_ERROR) !== STATE_WAITING) return false;
+    Atomics.notify(w, I_STATE);
+    return true;
+  }
+
+  /** Host: raises the interrupt flag and wakes the worker if it is blocked in a native call. */
+  interrupt(reason: number): void {
+    Atomics.store(this.words, I_INTERRUPT, reason);
+    Atomics.store(this.words, I_STATE, STATE_INTERRUPTED);
+    Atomics.notify(this.words, I_STATE);
+  }
+
+  /** The interrupt reason (0 when none). Cheap enough for the engine's poll. */
+  interruptReason(): number {
+    return Atomics.load(this.words, I_INTERRUPT);
+  }
+
+  /** Worker: marks a native call as pending before posting it. False when the run was interrupted. */
+  beginCall(): boolean {
+    return Atomics.compareExchange(this.words, I_STATE, STATE_IDLE, STATE_WAITING) === STATE_IDLE;
+  }
+
+  /**
+   * Worker: blocks until the reply to call `seq` is complete, reassembling chunks (for each missing
+   * chunk it calls `more(offset)`, which must ask the host for it). Gives up with `interrupted` when the
+   * host raises the flag or `deadline` (a `performance.now()` time) passes.
+   *
+   * @throws {Error} on a protocol violation (a reply to another call, a malformed chunk).
+   */
+  awaitReply(seq: number, maxBytes: number, deadline: number, more: (offset: number) => void): Reply {
+    const w = this.words;
+    let out: Uint8Array | undefined;
+    let expected = 0;
+    for (;;) {
+      let st = Atomics.load(w, I_STATE);
+      while (st === STATE_WAITING) {
+        const left = deadline - performance.now();
+        if (left <= 0) return { kind: "interrupted", reason: "deadline" };
+        // The host always wakes us; the timeout only bounds a lost wake-up and enforces our own deadline.
+        Atomics.wait(w, I_STATE, STATE_WAITING, Math.min(left, MAX_WAIT_MS));
+        st = Atomics.load(w, I_STATE);
+      }
+      if (st === STATE_INTERRUPTED) {
+        return { kind: "interrupted", reason: interruptName(Atomics.load(w, I_INTERRUPT)) };
+      }
+      if (w[I_SEQ] !== seq) throw new Error(`protocol: reply to call ${w[I_SEQ]}, expected ${seq}`);
+      if (st === STATE_REPLY_ERROR) {
+        const code = REPLY_ERROR_CODES[w[I_ERROR]] ?? "internal";
+        Atomics.compareExchange(w, I_STATE, STATE_REPLY_ERROR, STATE_IDLE);
+        return { kind: "error", code };
+      }
+      if (st !== STATE_REPLY_OK) throw new Error(`protocol: unexpected reply state ${st}`);
+      const total = w[I_TOTAL];
+      const offset = w[I_OFFSET];
+      const length = w[I_LENGTH];
+      if (
+        total < 0 || total > maxBytes || offset !== expected || length < 0 || length > this.data.length ||
+        offset + length > total || (length === 0 && total > 0)
+      ) {
+        throw new Error(`protocol: bad reply chunk (${offset}+${length} of ${total})`);
+      }
+      out ??= new Uint8Array(total);
+      out.set(this.data.subarray(0, length), offset);
+      expected = offset + length;
+      if (expected === total) {
+        Atomics.compareExchange(w, I_STATE, STATE_REPLY_OK, STATE_IDLE);
+        return { kind: "ok", bytes: out };
+      }
+      if (Atomics.compareExchange(w, I_STATE, STATE_REPLY_OK, STATE_WAITING) !== STATE_REPLY_OK) {
+        return { kind: "interrupted", reason: interruptName(Atomics.load(w, I_INTERRUPT)) };
+      }
+      more(expected);
+    }
+  }
+}
+
+/** Longest single `Atomics.wait` of the worker. */
+const MAX_WAIT_MS = 1000;
+
+/** The name of an interrupt reason code. */
+export function interruptName(code: number): string {
+  return code === INTERRUPT_CANCELLED ? "cancelled" : code === INTERRUPT_DEADLINE ? "deadline" : "shutdown";
+}
+
+/** The worker's view of a native call's reply. */
+export type Reply =
+  | { readonly kind: "ok"; readonly bytes: Uint8Array }
+  | { readonly kind: "error"; readonly code: ErrorCode }
+  | { readonly kind: "interrupted"; readonly reason: string };
+
+/** Host → worker: hands over the shared buffer (first message after spawn; answered by `ready`). */
+export interface InitMessage {
+  /** Discriminant. */
+  readonly t: "init";
+  /** The shared buffer. */
+  readonly buffer: SharedArrayBuffer;
+  /** Milliseconds to spend warming up the engine before reporting ready (0: none). */
+  readonly warmUpMs: number;
+}
+
+/** A catalog of capability stubs, cached by the worker under `key`. */
+export interface CatalogPayload {
+  /** Host-chosen identity of the catalog. */
+  readonly key: number;
+  /** The stubs, in capability-index order; absent when the worker already has this key. */
+  readonly stubs?: readonly CapabilityStub[];
+}
+
+/** Host → worker: run one program. */
+export interface RunMessage {
+  /** Discriminant. */
+  readonly t: "run";
+  /** Execution id (echoed in every message of this execution). */
+  readonly id: number;
+  /** Starlark source. */
+  readonly source: string;
+  /** The capability catalog. */
+  readonly catalog: CatalogPayload;
+  /** Budgets. */
+  readonly budgets: ExecutionBudgets;
+  /** Engine memory budget in bytes. */
+  readonly maxMemoryBytes: number;
+  /** Milliseconds left of the time budget when the message was sent (the worker checks it too). */
+  readonly remainingMs: number;
+  /** Dialect options of the engine. */
+  readonly dialect?: Readonly<Record<string, boolean>>;
+}
+
+/** Host → worker: report what the sandbox is allowed to do (used by the probe and the tests). */
+export interface SelfCheckMessage {
+  /** Discriminant. */
+  readonly t: "selfcheck";
+}
+
+/** Any host → worker message. */
+export type HostMessage = InitMessage | RunMessage | SelfCheckMessage;
+
+/** Worker → host: initialized and warmed up, ready for work. */
+export interface ReadyMessage {
+  /** Discriminant. */
+  readonly t: "ready";
+}
+
+/** Worker → host: a native call (arguments already bound and encoded). */
+export interface CallMessage {
+  /** Discriminant. */
+  readonly t: "call";
+  /** Execution id. */
+  readonly id: number;
+  /** Call sequence number within the execution (1, 2, ...). */
+  readonly seq: number;
+  /** Capability index. */
+  readonly cap: number;
+  /** Encoded argument map. */
+  readonly args: Uint8Array;
+}
+
+/** Worker → host: send the next chunk of a large result. */
+export interface MoreMessage {
+  /** Discriminant. */
+  readonly t: "more";
+  /** Execution id. */
+  readonly id: number;
+  /** Call sequence number. */
+  readonly seq: number;
+  /** Offset of the wanted chunk. */
+  readonly offset: number;
+}
+
+/** How a program run failed, as classified inside the worker. */
+export type FailureKind =
+  | "program" // syntax/resolve/runtime error, bad main contract, unsupported final value
+  | "arguments" // binding of a native call's arguments failed
+  | "resource" // a budget ran out (steps, memory, depth, native calls, value size/depth)
+  | "interrupted" // the interrupt flag or the worker's own deadline check stopped the engine
+  | "native" // the host failed a native call (the host holds the real error)
+  | "suspended" // inline executor only: the run stopped to await a native call
+  | "internal"; // anything unexpected
+
+/** The outcome of a run, shared by the worker and the inline executor. */
+export type RunOutcome =
+  | { readonly ok: true; readonly value: Uint8Array; readonly steps: number }
+  | {
+    readonly ok: false;
+    readonly kind: FailureKind;
+    /** Host-facing message. */
+    readonly message: string;
+    /** Model-safe detail (programs and arguments only). */
+    readonly detail?: string;
+    /** For `native`: the code the host sent; for `interrupted`: `deadline` when the worker's own clock fired. */
+    readonly code?: string;
+    /** Steps executed. */
+    readonly steps: number;
+  };
+
+/** Worker → host: the run finished. */
+export interface DoneMessage {
+  /** Discriminant. */
+  readonly t: "done";
+  /** Execution id. */
+  readonly id: number;
+  /** The outcome. */
+  readonly outcome: RunOutcome;
+}
+
+/** Result of one sandbox self-check: the operations tried and whether each was refused. */
+export type SelfCheckReport = Readonly<
+  Record<string, { readonly refused: boolean; readonly detail: string }>
+>;
+
+/** Worker → host: the self-check report. */
+export interface SelfCheckReply {
+  /** Discriminant. */
+  readonly t: "selfcheck";
+  /** Report. */
+  readonly report: SelfCheckReport;
+}
+
+/** Any worker → host message. */
+export type WorkerMessage = ReadyMessage | CallMessage | MoreMessage | DoneMessage | SelfCheckReply;
+
+/** Escapes control characters and cuts long text, so a detail is safe to show to a model. */
+export function safeDetail(text: string): string {
+  let s = text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\u0000-\u0008\u000b-\u001f\u007f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+  if (s.length > MAX_DETAIL_CHARS) s = s.slice(0, MAX_DETAIL_CHARS - 3) + "...";
+  return s;
+}
+
+/** Extension fields a host may add to {@link ExecutionBudgets}. */
+export interface ExtendedBudgets extends ExecutionBudgets {
+  /** Engine memory budget in bytes (default {@link DEFAULT_MAX_MEMORY_BYTES}). */
+  readonly maxMemoryBytes?: number;
+}
+
+/** The engine memory budget of `budgets` (the extension field, or the default). */
+export function memoryBudget(budgets: ExecutionBudgets): number {
+  const m = (budgets as ExtendedBudgets).maxMemoryBytes;
+  return typeof m === "number" && m > 0 ? m : DEFAULT_MAX_MEMORY_BYTES;
+}

@@ -1,0 +1,166 @@
+/**
+ * One zero-permission sandbox worker as the pool sees it: spawning, the ready handshake, message
+ * routing, the self-check, and termination.
+ *
+ * @module
+ */
+import { type HostMessage, type SelfCheckReport, SharedChannel, type WorkerMessage } from "./protocol.ts";
+
+/** The worker entry module. */
+export const SANDBOX_WORKER_URL: URL = new URL("../../workers/sandbox_worker.ts", import.meta.url);
+
+/** Where a {@link Sandbox} reports what happens after its handshake. */
+export interface SandboxHooks {
+  /** A message from the worker (other than `ready` and `selfcheck` replies). */
+  onMessage(sandbox: Sandbox, msg: WorkerMessage): void;
+  /** The worker crashed or sent something that cannot be deserialized. */
+  onFailure(sandbox: Sandbox, reason: string): void;
+}
+
+/** Lifecycle of a sandbox inside the pool. */
+export type SandboxState = "spawning" | "fresh" | "idle" | "busy" | "draining" | "dead";
+
+/** A timer handle as this runtime types it. */
+export type TimerId = ReturnType<typeof setTimeout>;
+
+let nextSandboxId = 1;
+
+/** A spawned sandbox worker. */
+export class Sandbox {
+  /** Pool-unique id. */
+  readonly id: number = nextSandboxId++;
+  /** The shared buffer for native-call replies and interrupts. */
+  readonly channel: SharedChannel;
+  /** Resolves once the worker loaded its modules, received the shared buffer and warmed up. */
+  readonly ready: Promise<void>;
+  /** Pool bookkeeping: where the sandbox is in its lifecycle. */
+  state: SandboxState = "spawning";
+  /** The subject it is bound to after its first execution (a sandbox never serves two subjects). */
+  subject: string | undefined;
+  /** Completed executions. */
+  uses = 0;
+  /** The catalog the worker has cached (-1: none). */
+  catalogKey = -1;
+  /** `performance.now()` when it last became idle. */
+  lastUsed = 0;
+  /** The execution it serves (pool-owned). */
+  execution: unknown = undefined;
+  /** Timer that ends a drain that takes too long (pool-owned). */
+  drainTimer: TimerId | undefined;
+
+  readonly #worker: Worker;
+  readonly #hooks: SandboxHooks;
+  #readyTimer: TimerId | undefined;
+  #settleReady: ((error?: Error) => void) | undefined;
+  #selfCheck:
+    | { resolve: (r: SelfCheckReport) => void; reject: (e: Error) => void; timer: TimerId }
+    | undefined;
+
+  /**
+   * Spawns the worker with no permissions at all. Throws synchronously when the runtime refuses to
+   * create workers; rejects `ready` when the module fails to load or stays silent for `readyTimeoutMs`.
+   * The worker spends up to `warmUpMs` compiling and optimizing the engine before it reports ready.
+   */
+  constructor(url: URL, dataBytes: number, readyTimeoutMs: number, hooks: SandboxHooks, warmUpMs = 0) {
+    this.channel = SharedChannel.create(dataBytes);
+    this.#hooks = hooks;
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.#settleReady = (error) => {
+        this.#settleReady = undefined;
+        clearTimeout(this.#readyTimer);
+        this.#readyTimer = undefined;
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+    });
+    this.#worker = new Worker(url, { type: "module", deno: { permissions: "none" } });
+    this.#worker.onmessage = (e: MessageEvent<WorkerMessage>) => this.#onMessage(e.data);
+    this.#worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      this.#fail(`sandbox worker error: ${e.message || "unknown error"}`);
+    };
+    this.#worker.onmessageerror = () => this.#fail("sandbox worker sent a message that cannot be read");
+    // Queued until the worker module has loaded; the worker answers with `ready` once it has warmed up.
+    this.#worker.postMessage({ t: "init", buffer: this.channel.buffer, warmUpMs } satisfies HostMessage);
+    this.#readyTimer = setTimeout(
+      () => this.#settleReady?.(new Error(`sandbox worker did not start within ${readyTimeoutMs} ms`)),
+      readyTimeoutMs,
+    );
+  }
+
+  #fail(reason: string): void {
+    if (this.state === "dead") return;
+    if (this.#settleReady !== undefined) {
+      this.#settleReady(new Error(reason));
+      return;
+    }
+    if (this.#selfCheck !== undefined) {
+      const s = this.#selfCheck;
+      this.#selfCheck = undefined;
+      clearTimeout(s.timer);
+      s.reject(new Error(reason));
+    }
+    this.#hooks.onFailure(this, reason);
+  }
+
+  #onMessage(msg: WorkerMessage): void {
+    if (this.state === "dead") return;
+    if (msg === null || typeof msg !== "object") {
+      this.#fail("sandbox worker sent a malformed message");
+      return;
+    }
+    if (this.#settleReady !== undefined) {
+      if (msg.t !== "ready") {
+        this.#settleReady(new Error(`sandbox worker sent ${String(msg.t)} before ready`));
+        return;
+      }
+      this.#settleReady();
+      return;
+    }
+    if (msg.t === "selfcheck" && this.#selfCheck !== undefined) {
+      const s = this.#selfCheck;
+      this.#selfCheck = undefined;
+      clearTimeout(s.timer);
+      s.resolve(msg.report);
+      return;
+    }
+    this.#hooks.onMessage(this, msg);
+  }
+
+  /** Posts a message to the worker. */
+  post(msg: HostMessage): void {
+    if (this.state !== "dead") this.#worker.postMessage(msg);
+  }
+
+  /** Asks the worker to try privileged operations and report which ones were refused. */
+  selfCheck(timeoutMs: number): Promise<SelfCheckReport> {
+    if (this.#selfCheck !== undefined) return Promise.reject(new Error("self-check already running"));
+    return new Promise<SelfCheckReport>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#selfCheck = undefined;
+        reject(new Error(`sandbox self-check did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#selfCheck = { resolve, reject, timer };
+      this.post({ t: "selfcheck" });
+    });
+  }
+
+  /**
+   * Ends the worker. Idempotent. A worker blocked in a native call is woken first (Deno's terminate
+   * does not interrupt `Atomics.wait`); one spinning in JS stops only when the engine polls its flag.
+   */
+  terminate(interruptReason: number): void {
+    if (this.state === "dead") return;
+    this.state = "dead";
+    this.channel.interrupt(interruptReason);
+    clearTimeout(this.drainTimer);
+    this.drainTimer = undefined;
+    this.#settleReady?.(new Error("sandbox worker terminated before it was ready"));
+    if (this.#selfCheck !== undefined) {
+      clearTimeout(this.#selfCheck.timer);
+      this.#selfCheck.reject(new Error("sandbox worker terminated"));
+      this.#selfCheck = undefined;
+    }
+    this.#worker.terminate();
+  }
+}

@@ -1,0 +1,343 @@
+/**
+ * The engine side of the wire encoding ({@link ./codec.ts}): Starlark values in and out, and the
+ * worker-side binding of a native call's keyword arguments against the capability's input schema.
+ *
+ * Binding rules (the seed's): keyword arguments only, exact names, every required field present, and
+ * exact types — no int→float coercion, a bool is not an int, ints within ±(2^53−1), floats finite,
+ * `None` only where the field is optional or nullable. An omitted optional and an explicit `None` are the
+ * same: the key is left out of the encoded map.
+ *
+ * @module
+ */
+import type { StructField, TypeSchema } from "../schema.ts";
+import {
+  Dict,
+  Float,
+  type Kwargs,
+  List,
+  type Thread,
+  toJSString,
+  Tuple,
+  typeName,
+  type Value,
+} from "../starlark/value.ts";
+import {
+  TAG_DICT,
+  TAG_FALSE,
+  TAG_FLOAT,
+  TAG_INT,
+  TAG_LIST,
+  TAG_NEG_INT,
+  TAG_NONE,
+  TAG_STR,
+  TAG_TRUE,
+  WireFormatError,
+  type WireLimits,
+  WireReader,
+  WireTypeError,
+  WireWriter,
+} from "./codec.ts";
+
+/** A native call's arguments do not bind; the message is model-safe. */
+export class BindError extends Error {
+  /** Creates the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "BindError";
+  }
+}
+
+/** Renders engine text (a binary string of UTF-8 bytes, or already a JS string) for messages. */
+export function displayText(s: string): string {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0xff) return s;
+  return toJSString(s);
+}
+
+function quote(name: string): string {
+  return JSON.stringify(displayText(name));
+}
+
+function notation(s: TypeSchema): string {
+  switch (s.kind) {
+    case "optional":
+    case "nullable":
+      return notation(s.of);
+    case "struct":
+      return "dict";
+    default:
+      return s.kind;
+  }
+}
+
+function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean): void {
+  const wrong = (): never => {
+    throw new BindError(
+      `argument ${path} must be ${notation(schema)}${noneOk ? " or None" : ""}, not ${typeName(v)}`,
+    );
+  };
+  switch (schema.kind) {
+    case "optional":
+    case "nullable":
+      if (v === null) return;
+      return checkValue(schema.of, v, path, true);
+    case "str":
+      if (typeof v !== "string") wrong();
+      return;
+    case "int":
+      if (typeof v === "bigint") {
+        throw new BindError(`argument ${path} is out of range (ints must be within ±9007199254740991)`);
+      }
+      if (typeof v !== "number") wrong();
+      return;
+    case "float":
+      if (!(v instanceof Float)) return wrong();
+      if (!Number.isFinite(v.value)) throw new BindError(`argument ${path} must be a finite float`);
+      return;
+    case "bool":
+      if (typeof v !== "boolean") wrong();
+      return;
+    case "list": {
+      if (!(v instanceof List) && !(v instanceof Tuple)) return wrong();
+      const elems = v.elems;
+      for (let i = 0; i < elems.length; i++) checkValue(schema.of, elems[i], `${path}[${i}]`, false);
+      return;
+    }
+    case "dict":
+      if (!(v instanceof Dict)) return wrong();
+      for (const { key, value } of v.map.values()) {
+        if (typeof key !== "string") {
+          throw new BindError(`argument ${path} must have string keys, not ${typeName(key)}`);
+        }
+        checkValue(schema.of, value, `${path}[${quote(key)}]`, false);
+      }
+      return;
+    case "struct": {
+      if (!(v instanceof Dict)) return wrong();
+      const fields = new Map<string, Value>();
+      for (const { key, value } of v.map.values()) {
+        if (typeof key !== "string") {
+          throw new BindError(`argument ${path} must have string keys, not ${typeName(key)}`);
+        }
+        fields.set(key, value);
+      }
+      checkFields(schema.fields, fields, `${path}.`);
+      return;
+    }
+  }
+}
+
+function checkFields(fields: readonly StructField[], given: Map<string, Value>, prefix: string): void {
+  for (const key of given.keys()) {
+    if (!fields.some((f) => f.name === key)) {
+      throw new BindError(
+        prefix === ""
+          ? `unexpected keyword argument ${quote(key)}`
+          : `unexpected field ${prefix}${displayText(key)}`,
+      );
+    }
+  }
+  for (const f of fields) {
+    const v = given.get(f.name);
+    if (v === undefined) {
+      if (f.type.kind === "optional") continue;
+      throw new BindError(
+        prefix === "" ? `missing required argument "${f.name}"` : `missing required field ${prefix}${f.name}`,
+      );
+    }
+    checkValue(f.type, v, prefix + f.name, false);
+  }
+}
+
+function encodeBound(w: WireWriter, schema: TypeSchema, v: Value, level: number): void {
+  switch (schema.kind) {
+    case "optional":
+    case "nullable":
+      if (v !== null) return encodeBound(w, schema.of, v, level);
+      break;
+    case "list": {
+      w.depth(level);
+      const elems = (v as List | Tuple).elems;
+      w.byte(TAG_LIST);
+      w.varint(elems.length);
+      for (const e of elems) encodeBound(w, schema.of, e, level + 1);
+      return;
+    }
+    case "dict": {
+      w.depth(level);
+      const d = v as Dict;
+      w.byte(TAG_DICT);
+      w.varint(d.size);
+      for (const { key, value } of d.map.values()) {
+        w.binaryString(key as string);
+        encodeBound(w, schema.of, value, level + 1);
+      }
+      return;
+    }
+    case "struct": {
+      w.depth(level);
+      const given = new Map<string, Value>();
+      for (const { key, value } of (v as Dict).map.values()) given.set(key as string, value);
+      writeFields(w, schema.fields, given, level);
+      return;
+    }
+  }
+  encodeStar(w, v, level, "argument");
+}
+
+function writeFields(
+  w: WireWriter,
+  fields: readonly StructField[],
+  given: Map<string, Value>,
+  level: number,
+) {
+  const present = fields.filter((f) => {
+    const v = given.get(f.name);
+    return v !== undefined && !(v === null && f.type.kind === "optional");
+  });
+  w.byte(TAG_DICT);
+  w.varint(present.length);
+  for (const f of present) {
+    w.binaryString(f.name);
+    encodeBound(w, f.type, given.get(f.name)!, level + 1);
+  }
+}
+
+/**
+ * Binds a native call's arguments against `schema` and encodes the normalized keyword map (fields in
+ * schema order, absent optionals left out). The map itself is level 1 for the depth limit.
+ *
+ * @throws {BindError} when the arguments do not bind (model-safe message).
+ * @throws {WireLimitError} when the encoded map exceeds the byte or depth limit.
+ */
+export function bindArguments(
+  schema: TypeSchema & { readonly kind: "struct" },
+  args: readonly Value[],
+  kwargs: Kwargs,
+  limits: WireLimits,
+): Uint8Array {
+  if (args.length > 0) throw new BindError("positional arguments are not accepted (use keyword arguments)");
+  const given = new Map<string, Value>();
+  for (const [k, v] of kwargs) {
+    if (given.has(k)) throw new BindError(`got multiple values for argument ${quote(k)}`);
+    given.set(k, v);
+  }
+  checkFields(schema.fields, given, "");
+  const w = new WireWriter(limits);
+  w.depth(1);
+  writeFields(w, schema.fields, given, 1);
+  return w.finish();
+}
+
+function encodeStar(w: WireWriter, v: Value, level: number, path: string): void {
+  w.depth(level);
+  switch (typeof v) {
+    case "boolean":
+      return w.byte(v ? TAG_TRUE : TAG_FALSE);
+    case "number":
+      return w.int(v);
+    case "string":
+      w.byte(TAG_STR);
+      return w.binaryString(v);
+    case "bigint":
+      throw new WireTypeError(`${path}: int ${v} is out of range (ints must be within ±9007199254740991)`);
+    case "object":
+      if (v === null) return w.byte(TAG_NONE);
+      if (v instanceof Float) {
+        if (!Number.isFinite(v.value)) throw new WireTypeError(`${path}: float ${v.value} is not finite`);
+        return w.float(v.value);
+      }
+      if (v instanceof List || v instanceof Tuple) {
+        const elems = v.elems;
+        w.byte(TAG_LIST);
+        w.varint(elems.length);
+        for (let i = 0; i < elems.length; i++) encodeStar(w, elems[i], level + 1, path);
+        return;
+      }
+      if (v instanceof Dict) {
+        w.byte(TAG_DICT);
+        w.varint(v.size);
+        for (const { key, value } of v.map.values()) {
+          if (typeof key !== "string") {
+            throw new WireTypeError(`${path}: dict key of type ${typeName(key)} (want string)`);
+          }
+          w.binaryString(key);
+          encodeStar(w, value, level + 1, path);
+        }
+        return;
+      }
+  }
+  throw new WireTypeError(`${path}: unsupported type ${typeName(v)}`);
+}
+
+/**
+ * Encodes `main()`'s result: None, bool, string, int (safe range), finite float, and lists, tuples and
+ * string-keyed dicts of those.
+ *
+ * @throws {WireTypeError} for any other value (an invalid program).
+ * @throws {WireLimitError} when the value exceeds the byte or depth limit.
+ */
+export function encodeFinalValue(v: Value, limits: WireLimits): Uint8Array {
+  const w = new WireWriter(limits);
+  encodeStar(w, v, 1, "final value");
+  return w.finish();
+}
+
+// Approximate per-object cost charged to the engine's memory budget for decoded containers.
+const OBJECT_BYTES = 32;
+
+function decodeStar(r: WireReader, level: number, thread: Thread | undefined): Value {
+  r.depth(level);
+  const tag = r.byte();
+  switch (tag) {
+    case TAG_NONE:
+      return null;
+    case TAG_FALSE:
+      return false;
+    case TAG_TRUE:
+      return true;
+    case TAG_INT:
+      return r.varint();
+    case TAG_NEG_INT: {
+      const n = r.varint();
+      return n === 0 ? 0 : -n;
+    }
+    case TAG_FLOAT:
+      return new Float(r.float());
+    case TAG_STR:
+      return r.binaryString();
+    case TAG_LIST: {
+      const n = r.count(1);
+      thread?.allocate(OBJECT_BYTES + 8 * n);
+      const elems: Value[] = new Array(n);
+      for (let i = 0; i < n; i++) elems[i] = decodeStar(r, level + 1, thread);
+      return new List(elems);
+    }
+    case TAG_DICT: {
+      const n = r.count(2);
+      thread?.allocate(OBJECT_BYTES + 3 * OBJECT_BYTES * n);
+      const d = new Dict();
+      for (let i = 0; i < n; i++) {
+        const k = r.binaryString();
+        if (d.get(k) !== undefined) throw new WireFormatError("duplicate dict key");
+        d.setUnchecked(k, decodeStar(r, level + 1, thread));
+      }
+      return d;
+    }
+  }
+  throw new WireFormatError(`unknown tag ${tag}`);
+}
+
+/**
+ * Decodes a native result into fresh Starlark values (lists, dicts and floats as their engine types),
+ * charging the thread's memory budget when one is given.
+ *
+ * @throws {WireFormatError} when the bytes are malformed.
+ * @throws {WireLimitError} when they exceed the limits.
+ */
+export function decodeStarValue(bytes: Uint8Array, limits: WireLimits, thread?: Thread): Value {
+  thread?.allocate(bytes.length);
+  const r = new WireReader(bytes, limits);
+  const v = decodeStar(r, 1, thread);
+  r.end();
+  return v;
+}

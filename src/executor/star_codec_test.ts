@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import type { TypeSchema } from "../schema.ts";
+import {
+  Builtin,
+  Dict,
+  Float,
+  fromJSString,
+  type Kwargs,
+  List,
+  StarSet,
+  Thread,
+  Tuple,
+  type Value,
+} from "../starlark/mod.ts";
+import { WireLimitError, WireTypeError } from "./codec.ts";
+import { decodeArguments, decodeHostValue, encodeHostValue } from "./host_codec.ts";
+import { bindArguments, BindError, decodeStarValue, encodeFinalValue } from "./star_codec.ts";
+
+const BIG = { maxBytes: 1 << 20, maxDepth: 64 };
+
+type Struct = TypeSchema & { readonly kind: "struct" };
+
+const INPUT: Struct = {
+  kind: "struct",
+  fields: [
+    { name: "key", type: { kind: "str" } },
+    { name: "limit", type: { kind: "optional", of: { kind: "int" } } },
+    { name: "ratio", type: { kind: "optional", of: { kind: "float" } } },
+    { name: "on", type: { kind: "optional", of: { kind: "bool" } } },
+    { name: "maybe", type: { kind: "optional", of: { kind: "nullable", of: { kind: "str" } } } },
+  ],
+};
+
+function dict(entries: [Value, Value][]): Dict {
+  const d = new Dict();
+  for (const [k, v] of entries) d.setUnchecked(k, v);
+  return d;
+}
+
+function bind(kwargs: Kwargs, schema: Struct = INPUT, args: Value[] = []): Record<string, unknown> {
+  return decodeArguments(bindArguments(schema, args, kwargs, BIG), schema, BIG);
+}
+
+function bindError(kwargs: Kwargs, schema: Struct = INPUT, args: Value[] = []): string {
+  try {
+    bindArguments(schema, args, kwargs, BIG);
+  } catch (e) {
+    assert.ok(e instanceof BindError, String(e));
+    return e.message;
+  }
+  throw new Error("expected a BindError");
+}
+
+Deno.test("star codec: binds exact keyword arguments", () => {
+  assert.deepEqual(bind([["key", "a"]]), { key: "a" });
+  assert.deepEqual(bind([["limit", 3], ["key", "a"], ["ratio", new Float(0.5)], ["on", false]]), {
+    key: "a",
+    limit: 3,
+    ratio: 0.5,
+    on: false,
+  });
+  // An explicit None for an optional is the same as leaving it out.
+  assert.deepEqual(bind([["key", "a"], ["limit", null]]), { key: "a" });
+  assert.deepEqual(bind([["key", fromJSString("é✓")]]), { key: "é✓" });
+});
+
+Deno.test("star codec: binding failures are model-safe messages", () => {
+  assert.match(bindError([["key", "a"]], INPUT, ["x"]), /positional arguments are not accepted/);
+  assert.match(bindError([["kee", "a"]]), /unexpected keyword argument "kee"/);
+  assert.match(bindError([]), /missing required argument "key"/);
+  assert.match(bindError([["key", 1]]), /argument key must be str, not int/);
+  assert.match(bindError([["key", "a"], ["limit", true]]), /argument limit must be int or None, not bool/);
+  assert.match(bindError([["key", "a"], ["limit", new Float(3)]]), /must be int or None, not float/);
+  assert.match(bindError([["key", "a"], ["ratio", 3]]), /argument ratio must be float or None, not int/);
+  assert.match(bindError([["key", "a"], ["on", 1]]), /must be bool or None, not int/);
+  assert.match(bindError([["key", "a"], ["limit", 2n ** 60n]]), /out of range/);
+  assert.match(bindError([["key", "a"], ["ratio", new Float(Infinity)]]), /finite float/);
+  assert.match(bindError([["key", "a"], ["key", "b"]]), /multiple values/);
+  assert.match(bindError([["key", null]]), /must be str, not NoneType/);
+});
+
+Deno.test("star codec: composite inputs", () => {
+  const schema: Struct = {
+    kind: "struct",
+    fields: [
+      {
+        name: "tags",
+        type: {
+          kind: "list",
+          of: {
+            kind: "struct",
+            fields: [{ name: "name", type: { kind: "str" } }, {
+              name: "w",
+              type: { kind: "optional", of: { kind: "float" } },
+            }],
+          },
+        },
+      },
+      { name: "attrs", type: { kind: "dict", of: { kind: "int" } } },
+    ],
+  };
+  const tags = new Tuple([
+    dict([["name", "a"]]),
+    dict([["w", new Float(1)], ["name", "b"]]),
+    dict([["name", "c"], ["w", null]]),
+  ]);
+  assert.deepEqual(bind([["tags", tags], ["attrs", dict([["x", 1]])]], schema), {
+    tags: [{ name: "a" }, { name: "b", w: 1 }, { name: "c" }],
+    attrs: { x: 1 },
+  });
+  assert.match(
+    bindError([["tags", new List([dict([["nam", "a"]])])], ["attrs", new Dict()]], schema),
+    /unexpected field tags\[0\]\.nam/,
+  );
+  assert.match(
+    bindError([["tags", new List([new Dict()])], ["attrs", new Dict()]], schema),
+    /missing required field tags\[0\]\.name/,
+  );
+  assert.match(bindError([["tags", new List()], ["attrs", dict([[1, 1]])]], schema), /string keys/);
+  assert.match(
+    bindError([["tags", new List()], ["attrs", dict([["x", "y"]])]], schema),
+    /argument attrs\["x"\] must be int/,
+  );
+  assert.match(
+    bindError([["tags", "abc"], ["attrs", new Dict()]], schema),
+    /argument tags must be list, not string/,
+  );
+});
+
+Deno.test("star codec: argument size and depth limits", () => {
+  const schema: Struct = {
+    kind: "struct",
+    fields: [{ name: "xs", type: { kind: "list", of: { kind: "list", of: { kind: "int" } } } }],
+  };
+  const v = new List([new List([1])]);
+  assert.doesNotThrow(() => bindArguments(schema, [], [["xs", v]], { maxBytes: 100, maxDepth: 4 }));
+  assert.throws(() => bindArguments(schema, [], [["xs", v]], { maxBytes: 100, maxDepth: 3 }), WireLimitError);
+  const size = bindArguments(schema, [], [["xs", v]], BIG).length;
+  assert.doesNotThrow(() => bindArguments(schema, [], [["xs", v]], { maxBytes: size, maxDepth: 8 }));
+  assert.throws(
+    () => bindArguments(schema, [], [["xs", v]], { maxBytes: size - 1, maxDepth: 8 }),
+    WireLimitError,
+  );
+});
+
+Deno.test("star codec: final values", () => {
+  const value = new Tuple([
+    null,
+    true,
+    3,
+    -4,
+    new Float(2),
+    fromJSString("ü"),
+    new List([dict([["k", new Float(0.5)]])]),
+  ]);
+  assert.deepEqual(decodeHostValue(encodeFinalValue(value, BIG), BIG), [null, true, 3, -4, 2, "ü", [{
+    k: 0.5,
+  }]]);
+  const unsupported: Value[] = [
+    new StarSet(),
+    new Builtin("f", () => null),
+    dict([[1, 2]]),
+    new Float(NaN),
+    2n ** 70n,
+    new List([new Float(Infinity)]),
+  ];
+  for (const v of unsupported) assert.throws(() => encodeFinalValue(v, BIG), WireTypeError);
+  const cyclic = new List([]);
+  cyclic.elems.push(cyclic);
+  assert.throws(() => encodeFinalValue(cyclic, { maxBytes: 1 << 20, maxDepth: 32 }), WireLimitError);
+});
+
+Deno.test("star codec: host results decode into fresh Starlark values", () => {
+  const schema: TypeSchema = {
+    kind: "struct",
+    fields: [{ name: "n", type: { kind: "int" } }, { name: "x", type: { kind: "float" } }, {
+      name: "s",
+      type: { kind: "list", of: { kind: "str" } },
+    }],
+  };
+  const bytes = encodeHostValue({ n: 2, x: 2, s: ["é"] }, BIG, schema);
+  const thread = new Thread({ maxMemory: 1 << 20 });
+  const v = decodeStarValue(bytes, BIG, thread) as Dict;
+  assert.ok(v instanceof Dict);
+  assert.equal(v.get("n"), 2);
+  const x = v.get("x");
+  assert.ok(x instanceof Float && x.value === 2, "a float stays a float even when integral");
+  const s = v.get("s") as List;
+  assert.ok(s instanceof List && !s.frozen);
+  assert.equal(s.elems[0], fromJSString("é"));
+  assert.ok(thread.memory >= bytes.length, "decoding is charged to the memory budget");
+  const tiny = new Thread({ maxMemory: 4 });
+  assert.throws(() => decodeStarValue(bytes, BIG, tiny), /memory/);
+});

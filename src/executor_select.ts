@@ -1,0 +1,66 @@
+/**
+ * Chooses the executor a builder uses and probes it. This is the one place that knows the executor
+ * module's factories.
+ *
+ * @module
+ */
+import { RegistrationError } from "./capability.ts";
+import { CodeModeError } from "./errors.ts";
+import type { Executor } from "./executor/contract.ts";
+import { InlineExecutor, WorkerPool } from "./executor/mod.ts";
+import type { Limits } from "./limits.ts";
+
+/** Which executor runs programs: the zero-permission worker pool, the same-isolate one, or your own. */
+export type ExecutorChoice = "worker" | "inline" | Executor;
+
+/** Problems with an executor option (for build diagnostics). */
+export function executorProblems(choice: unknown): string[] {
+  if (choice === undefined || choice === "worker" || choice === "inline") return [];
+  if (
+    choice !== null && typeof choice === "object" &&
+    typeof (choice as Executor).run === "function" && typeof (choice as Executor).close === "function"
+  ) return [];
+  return ['executor must be "worker", "inline" or an object with run() and close()'];
+}
+
+/** The fixed deadline of the build-time probe, independent of `maxExecutionTime`. */
+export const PROBE_TIMEOUT_MS = 5_000;
+
+/** An executor that can check its sandbox wiring before the server is returned. */
+interface ProbingExecutor extends Executor {
+  probe(options: { timeout: number }): Promise<void>;
+}
+
+function canProbe(e: Executor): e is ProbingExecutor {
+  return typeof (e as Partial<ProbingExecutor>).probe === "function";
+}
+
+/** Creates a built-in executor sized by the resolved limits. */
+function createBuiltin(choice: "worker" | "inline", limits: Limits): Executor {
+  const options = { maxConcurrentExecutions: limits.maxConcurrentExecutions };
+  return choice === "inline" ? new InlineExecutor(options) : new WorkerPool(options);
+}
+
+/**
+ * Creates (for `"worker"`/`"inline"`) or adopts the executor and runs its probe when it has one. A failed
+ * probe closes the executor and throws `invalid_registration` with a host-wiring diagnostic.
+ */
+export async function resolveExecutor(choice: ExecutorChoice | undefined, limits: Limits): Promise<Executor> {
+  const executor = typeof choice === "object" ? choice : createBuiltin(choice ?? "worker", limits);
+  if (!canProbe(executor)) return executor;
+  try {
+    await executor.probe({ timeout: PROBE_TIMEOUT_MS });
+  } catch (err) {
+    await executor.close().catch(() => {});
+    // The built-in executors already explain the wiring; keep their diagnostic as it is.
+    if (err instanceof CodeModeError && err.code === "invalid_registration") {
+      throw new RegistrationError([err.message]);
+    }
+    const why = err instanceof Error ? err.message : String(err);
+    throw new RegistrationError([
+      `executor probe failed: ${why}. Check the host wiring: run Deno with worker permissions enabled ` +
+      `("unstable": ["worker-options"] in deno.json or --unstable-worker-options), or use executor: "inline"`,
+    ]);
+  }
+  return executor;
+}

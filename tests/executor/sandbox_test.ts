@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { CodeModeError } from "../../src/errors.ts";
+import { WorkerPool } from "../../src/executor/pool.ts";
+import { INTERRUPT_SHUTDOWN } from "../../src/executor/protocol.ts";
+import { Sandbox, SANDBOX_WORKER_URL } from "../../src/executor/sandbox.ts";
+import { rejection, request } from "./helpers.ts";
+
+const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url);
+
+function codeOf(e: unknown): string {
+  return e instanceof CodeModeError ? e.code : `not a CodeModeError: ${e}`;
+}
+
+Deno.test("sandbox: every privileged operation is refused inside the worker", async () => {
+  const sb = new Sandbox(SANDBOX_WORKER_URL, 1024, 10_000, {
+    onMessage: () => {},
+    onFailure: () => {},
+  });
+  try {
+    await sb.ready;
+    const report = await sb.selfCheck(5_000);
+    assert.deepEqual(Object.keys(report).sort(), ["env", "ffi", "net", "read", "run", "sys", "write"]);
+    for (const [name, r] of Object.entries(report)) {
+      assert.equal(r.refused, true, `${name}: ${r.detail}`);
+      assert.equal(r.detail, "NotCapable", name);
+    }
+  } finally {
+    sb.terminate(INTERRUPT_SHUTDOWN);
+  }
+});
+
+Deno.test("sandbox: probe diagnostics for broken wiring", async (t) => {
+  // Generous timeouts except for the silent worker: `deno test` type-checks a worker module on first load.
+  const cases: [string, string, number, RegExp][] = [
+    ["a module that fails to load", "broken_worker.ts", 10_000, /fails at load time/],
+    ["a missing module", "missing_worker.js", 10_000, /sandbox worker error/],
+    ["a worker that never reports ready", "silent_worker.ts", 300, /did not start within 300 ms/],
+    ["a worker that is not isolated", "liar_worker.ts", 10_000, /not isolated: read \(allowed\)/],
+  ];
+  for (const [name, file, timeout, why] of cases) {
+    await t.step(name, async () => {
+      const pool = new WorkerPool({ workerUrl: fixture(file) });
+      try {
+        const e = await rejection(pool.probe({ timeout }));
+        assert.equal(codeOf(e), "invalid_registration");
+        assert.match((e as Error).message, why);
+        assert.match((e as Error).message, /--allow-read/);
+        assert.equal(pool.stats().live, 0);
+      } finally {
+        await pool.close();
+      }
+    });
+  }
+});
+
+Deno.test("sandbox: a worker that fails to start fails the waiting execution", async () => {
+  const pool = new WorkerPool({ workerUrl: fixture("broken_worker.ts"), warmWorkers: 0 });
+  try {
+    const e = await rejection(pool.run(request("def main():\n    return 1\n")));
+    assert.equal(codeOf(e), "internal");
+    assert.match((e as Error).message, /failed to start/);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("sandbox: the host trusts nothing a compromised worker claims", async (t) => {
+  const pool = new WorkerPool({ workerUrl: fixture("rogue_worker.ts"), warmWorkers: 0 });
+  const budgets = { maxValueBytes: 1000, maxValueDepth: 5, maxNativeCalls: 3 };
+  const cases: [string, string][] = [
+    ["oversized", "resource_limit"],
+    ["deep", "resource_limit"],
+    ["int-for-float", "invalid_arguments"],
+    ["too-many-calls", "resource_limit"],
+    ["bad-capability", "internal"],
+    ["out-of-sequence", "internal"],
+    ["junk", "internal"],
+    ["claims-denied", "internal"],
+    ["wrong-id", "internal"],
+  ];
+  try {
+    let calls = 0;
+    const dispatch = () => {
+      calls++;
+      return Promise.resolve({ key: "k", count: 1, value: 1 });
+    };
+    for (const [source, code] of cases) {
+      await t.step(source, async () => {
+        const e = await rejection(pool.run(request(source, { budgets, dispatch })));
+        assert.equal(codeOf(e), code);
+      });
+    }
+    assert.equal(calls, 3, "only the three legal calls of too-many-calls reached the dispatch");
+    assert.equal(await pool.run(request("anything", { budgets })), "fine");
+    assert.equal(pool.stats().live <= 1, true, "misbehaving workers were discarded");
+    assert.equal(
+      pool.stats().discarded,
+      cases.length - 1,
+      "every rogue worker was discarded (int-for-float ended normally)",
+    );
+  } finally {
+    await pool.close();
+  }
+});

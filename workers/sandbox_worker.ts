@@ -1,0 +1,149 @@
+/// <reference no-default-lib="true" />
+/// <reference lib="deno.worker" />
+/**
+ * The sandbox worker: runs one Starlark program at a time for the executor's pool, inside a Web Worker
+ * spawned with `deno: { permissions: "none" }`.
+ *
+ * Programs never reach JS: the engine exposes no `eval`, no `import()` and no Deno API. A native call
+ * posts its encoded arguments to the host and blocks on the shared buffer until the host writes the
+ * result (see `src/executor/protocol.ts`). The engine polls the buffer's interrupt flag and this
+ * worker's own copy of the deadline, so a cancelled or overdue program stops within a few thousand
+ * steps even when the host's event loop is busy.
+ *
+ * @module
+ */
+import {
+  buildCapabilityEnv,
+  type CapabilityEnv,
+  NativeFailure,
+  runProgram,
+  warmUp,
+} from "../src/executor/program.ts";
+import {
+  type CallMessage,
+  type DoneMessage,
+  type HostMessage,
+  interruptName,
+  type MoreMessage,
+  type RunMessage,
+  type SelfCheckReport,
+  SharedChannel,
+  type WorkerMessage,
+} from "../src/executor/protocol.ts";
+import { ResourceError } from "../src/starlark/mod.ts";
+
+let channel: SharedChannel | undefined;
+let catalog: { key: number; env: CapabilityEnv } | undefined;
+
+function post(msg: WorkerMessage, transfer: Transferable[] = []): void {
+  self.postMessage(msg, transfer);
+}
+
+function interrupted(reason: string): ResourceError {
+  return new ResourceError("cancelled", `Starlark computation cancelled: ${reason}`);
+}
+
+function envFor(msg: RunMessage): CapabilityEnv {
+  if (msg.catalog.stubs !== undefined) {
+    catalog = { key: msg.catalog.key, env: buildCapabilityEnv(msg.catalog.stubs) };
+  }
+  if (catalog === undefined || catalog.key !== msg.catalog.key) {
+    throw new Error(`unknown capability catalog ${msg.catalog.key}`);
+  }
+  return catalog.env;
+}
+
+function run(msg: RunMessage): void {
+  const ch = channel;
+  if (ch === undefined) throw new Error("run before init");
+  const deadline = performance.now() + msg.remainingMs;
+  const id = msg.id;
+  let seq = 0;
+
+  const checkInterrupt = (): string | undefined => {
+    const r = ch.interruptReason();
+    if (r !== 0) return interruptName(r);
+    if (performance.now() >= deadline) return "deadline";
+    return undefined;
+  };
+
+  const native = (cap: number, args: Uint8Array): Uint8Array => {
+    const s = ++seq;
+    if (!ch.beginCall()) throw interrupted(interruptName(ch.interruptReason()));
+    post({ t: "call", id, seq: s, cap, args } satisfies CallMessage, [args.buffer as ArrayBuffer]);
+    const reply = ch.awaitReply(s, msg.budgets.maxValueBytes, deadline, (offset) => {
+      post({ t: "more", id, seq: s, offset } satisfies MoreMessage);
+    });
+    switch (reply.kind) {
+      case "ok":
+        return reply.bytes;
+      case "error":
+        throw new NativeFailure(reply.code);
+      case "interrupted":
+        throw interrupted(reply.reason);
+    }
+  };
+
+  const outcome = runProgram({
+    source: msg.source,
+    env: envFor(msg),
+    budgets: msg.budgets,
+    maxMemoryBytes: msg.maxMemoryBytes,
+    checkInterrupt,
+    native,
+    dialect: msg.dialect,
+  });
+  post(
+    { t: "done", id, outcome } satisfies DoneMessage,
+    outcome.ok ? [outcome.value.buffer as ArrayBuffer] : [],
+  );
+}
+
+function attempt(fn: () => unknown): { refused: boolean; detail: string } {
+  try {
+    const r = fn();
+    if (r instanceof Deno.FsFile || (typeof r === "object" && r !== null && "close" in r)) {
+      (r as { close(): void }).close();
+    }
+    return { refused: false, detail: "allowed" };
+  } catch (e) {
+    const refused = e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied;
+    return { refused, detail: e instanceof Error ? e.name : String(e) };
+  }
+}
+
+// Each operation is harmless even if it were allowed: nothing is created or changed.
+function selfCheck(): SelfCheckReport {
+  return {
+    read: attempt(() => Deno.statSync("/")),
+    write: attempt(() => Deno.removeSync("/nonexistent-codemode-selfcheck")),
+    net: attempt(() => Deno.listen({ hostname: "127.0.0.1", port: 0 })),
+    env: attempt(() => Deno.env.get("PATH")),
+    run: attempt(() => new Deno.Command("/nonexistent-codemode-selfcheck/bin").outputSync()),
+    ffi: attempt(() => Deno.dlopen("/nonexistent-codemode-selfcheck.so", {})),
+    sys: attempt(() => Deno.hostname()),
+  };
+}
+
+self.onmessage = (e: MessageEvent<HostMessage>) => {
+  const msg = e.data;
+  try {
+    switch (msg.t) {
+      case "init":
+        channel = new SharedChannel(msg.buffer);
+        if (msg.warmUpMs > 0) warmUp(msg.warmUpMs);
+        post({ t: "ready" });
+        return;
+      case "selfcheck":
+        post({ t: "selfcheck", report: selfCheck() });
+        return;
+      case "run":
+        run(msg);
+        return;
+    }
+  } catch (err) {
+    const id = msg.t === "run" ? msg.id : -1;
+    const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    post({ t: "done", id, outcome: { ok: false, kind: "internal", message, steps: 0 } });
+  }
+};
