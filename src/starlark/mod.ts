@@ -66,6 +66,7 @@ export {
   fromJSString,
   List,
   Module,
+  NoSuchAttrError,
   Range,
   ResourceError,
   StarlarkError,

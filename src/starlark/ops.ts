@@ -17,7 +17,17 @@
  * @module
  */
 import { lookupMethod, methodNames } from "./methods/mod.ts";
-import { Builtin, Dict, EvalError, List, Module, StarSet, Tuple, typeName } from "./value.ts";
+import {
+  Builtin,
+  Dict,
+  EvalError,
+  List,
+  Module,
+  NoSuchAttrError,
+  StarSet,
+  Tuple,
+  typeName,
+} from "./value.ts";
 import type { Thread, Value } from "./value.ts";
 
 export { binary, concatStrings, repeatElems, repeatString } from "./ops_binary.ts";
@@ -55,14 +65,24 @@ export function getAttr(_thread: Thread, x: Value, name: string): Value {
     if (fn !== undefined) return new Builtin(name, (t, a, k) => fn(t, x, a, k), x);
     const attr = (x as Partial<StarlarkHasAttrs> | null)?.starlarkAttr;
     if (typeof attr === "function") {
-      const v = attr.call(x, name);
+      let v: Value | undefined;
+      try {
+        v = attr.call(x, name);
+      } catch (e) {
+        // A host value's own "no such field" message still gets the spelling hint, like the reference.
+        if (!(e instanceof NoSuchAttrError)) throw e;
+        throw new EvalError(withSpellingHint(e.message, name, x));
+      }
       if (v !== undefined) return v;
     }
   }
-  let msg = `${typeName(x)} has no .${name} field or method`;
+  throw new EvalError(withSpellingHint(`${typeName(x)} has no .${name} field or method`, name, x));
+}
+
+/** Appends the reference's `(did you mean .x?)` hint for a missing attribute `name` of `x`. */
+export function withSpellingHint(msg: string, name: string, x: Value): string {
   const near = nearest(name, attrNames(x));
-  if (near !== undefined) msg += ` (did you mean .${near}?)`;
-  throw new EvalError(msg);
+  return near === undefined ? msg : `${msg} (did you mean .${near}?)`;
 }
 
 /** Names of `x`'s attributes, sorted (`dir(x)`). */

@@ -90,7 +90,7 @@ Deno.test("budget: call depth limit with recursion enabled", () => {
     execFile(src.replace("N", "500"), { dialect: { recursion: true }, maxCallDepth: 100 })
   );
   assert.equal(e.resource, "depth");
-  assert.match(e.message, /maximum call depth \(100\) exceeded/);
+  assert.match(e.message, /Starlark stack overflow \(maximum call depth 100 exceeded\)/);
 });
 
 Deno.test("budget: exhausting the JS stack is a depth error, not a crash", () => {

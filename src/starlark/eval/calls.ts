@@ -48,7 +48,8 @@ export function chargeSteps(th: Thread, n: number): void {
 function depthError(th: Thread): ResourceError {
   return new ResourceError(
     "depth",
-    `Starlark computation cancelled: maximum call depth (${th.maxCallDepth}) exceeded`,
+    // The reference's text, so a model reading either implementation learns the same thing.
+    `Starlark stack overflow (maximum call depth ${th.maxCallDepth} exceeded)`,
   );
 }
 

@@ -6,12 +6,14 @@
  *
  * @module
  */
-import { binary, iterate, setIndex } from "../ops.ts";
+import { binary, iterate, setIndex, withSpellingHint } from "../ops.ts";
 import type { AssignStmt, BinaryOp, Expr, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
 import {
   checkMutable,
   Dict,
+  EvalError,
   List,
+  NoSuchAttrError,
   ResourceError,
   type Thread,
   Tuple,
@@ -314,7 +316,9 @@ function setFieldAt(x: Value, name: string, v: Value, pos: Pos): void {
   try {
     sf.call(x, name, v);
   } catch (err) {
-    throw atPos(err, pos);
+    // Like the reference, a "no such field" refusal gets a spelling hint from the value's field names.
+    const e = err instanceof NoSuchAttrError ? new EvalError(withSpellingHint(err.message, name, x)) : err;
+    throw atPos(e, pos);
   }
 }
 

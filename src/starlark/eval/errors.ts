@@ -50,7 +50,7 @@ function resourceKind(e: unknown): "depth" | "memory" | undefined {
 
 /** The error raised when the JS stack runs out (deep recursion through built-ins, or huge nesting). */
 export function stackOverflowError(): ResourceError {
-  return new ResourceError("depth", "Starlark computation cancelled: stack overflow (nesting too deep)");
+  return new ResourceError("depth", "Starlark stack overflow (nesting too deep)");
 }
 
 /**

@@ -32,7 +32,7 @@ import { nearest } from "./spell.ts";
 
 /** What the resolver needs to know about the environment of the file. */
 export interface ResolveOptions {
-  /** Dialect options (only `set`, `while`, `topLevelControl` and `globalReassign` matter here). */
+  /** Dialect options (`set`, `while`, `topLevelControl`, `globalReassign` and `loadBindsGlobally`). */
   dialect: Readonly<Dialect>;
   /** Whether `name` is predeclared for this module (predeclared names shadow universal ones). */
   isPredeclared(name: string): boolean;
@@ -370,7 +370,9 @@ class Resolver {
           if (from[0] === "_") {
             this.errorf(fromPos, `load: names with leading underscores are not exported: ${from}`);
           }
-          if (this.bindLocal(id) && !this.dialect.globalReassign) {
+          if (this.dialect.loadBindsGlobally === true) {
+            this.bind(id);
+          } else if (this.bindLocal(id) && !this.dialect.globalReassign) {
             this.errorf(id, `cannot reassign top-level ${id.name}`);
           }
         }
