@@ -92,21 +92,19 @@ export {
 export type { SearchResponse, SearchResult } from "./src/search/mod.ts";
 export type { Description, FieldShape } from "./src/describe.ts";
 export {
+  type CapabilityStub,
+  type ExecutionBudgets,
+  type ExecutionRequest,
+  type Executor,
   InlineExecutor,
   type InlineExecutorOptions,
+  type NativeDispatch,
   type PoolStats,
+  type WireValue,
   WorkerPool,
   type WorkerPoolOptions,
 } from "./src/executor/mod.ts";
-export type { Dialect } from "./src/starlark/value.ts";
-export type {
-  CapabilityStub,
-  ExecutionBudgets,
-  ExecutionRequest,
-  Executor,
-  NativeDispatch,
-  WireValue,
-} from "./src/executor/contract.ts";
+export type { Dialect } from "./src/starlark/mod.ts";
 export {
   allowAll,
   type AuthorizationContext,

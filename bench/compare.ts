@@ -3,7 +3,10 @@
  * to the parser bench) through our engine, through starlark-go and through CPython, and prints the median
  * whole-process wall time of each, the ratios ours/starlark-go and ours/CPython, and their geometric means.
  *
- *     deno task compare [--runs N] [--only NAME[,NAME...]] [--no-python]
+ *     deno task compare [--runs N] [--only NAME[,NAME...]] [--no-python] [--cpu]
+ *
+ * `--cpu` reports the processes' CPU time (user + system, from GNU `time`, which must be installed at
+ * /usr/bin/time) instead of wall time: on a busy machine it varies much less than wall time.
  *
  * How each implementation runs a program (each must print the same checksum, or the script fails):
  * - ours: `deno run -A src/starlark/cli.ts --no-steps FILE.star`; the CLI calls `main()` and prints its repr.
@@ -35,10 +38,18 @@ interface Runner {
   checksum(out: { stdout: string; stderr: string }): string;
 }
 
-function parseFlags(args: string[]): { runs: number; only: Set<string> | undefined; python: boolean } {
+interface Flags {
+  runs: number;
+  only: Set<string> | undefined;
+  python: boolean;
+  cpu: boolean;
+}
+
+function parseFlags(args: string[]): Flags {
   let runs = 5;
   let only: Set<string> | undefined;
   let python = true;
+  let cpu = false;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--runs") {
       runs = Number(args[++i]);
@@ -47,13 +58,15 @@ function parseFlags(args: string[]): { runs: number; only: Set<string> | undefin
       only = new Set((args[++i] ?? "").split(",").map((s) => s.replace(/\.star$/, "")));
     } else if (args[i] === "--no-python") {
       python = false;
+    } else if (args[i] === "--cpu") {
+      cpu = true;
     } else {
       throw new Error(
-        `unknown argument ${args[i]}; usage: deno task compare [--runs N] [--only a,b] [--no-python]`,
+        `unknown argument ${args[i]}; usage: deno task compare [--runs N] [--only a,b] [--no-python] [--cpu]`,
       );
     }
   }
-  return { runs, only, python };
+  return { runs, only, python, cpu };
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -144,16 +157,30 @@ function runners(starlarkGo: string, python: boolean): Runner[] {
 
 const decoder = new TextDecoder();
 
+/** Runs a command once; `ms` is its wall time, or its CPU time (user + system) when `cpu` is set. */
 async function timeOnce(
   cmd: { cmd: string; args: string[] },
+  cpu: boolean,
 ): Promise<{ ms: number; stdout: string; stderr: string }> {
+  let timeFile: string | undefined;
+  let run = cmd;
+  if (cpu) {
+    tmpDir ??= await Deno.makeTempDir({ prefix: "codemode-compare-" });
+    timeFile = join(tmpDir, "time.txt");
+    run = { cmd: "/usr/bin/time", args: ["-f", "%U %S", "-o", timeFile, cmd.cmd, ...cmd.args] };
+  }
   const start = performance.now();
-  const out = await new Deno.Command(cmd.cmd, { args: cmd.args, stdout: "piped", stderr: "piped" }).output();
-  const ms = performance.now() - start;
+  const out = await new Deno.Command(run.cmd, { args: run.args, stdout: "piped", stderr: "piped" }).output();
+  let ms = performance.now() - start;
   const stdout = decoder.decode(out.stdout);
   const stderr = decoder.decode(out.stderr);
   if (!out.success) {
     throw new Error(`${cmd.cmd} ${cmd.args.join(" ")} failed (exit ${out.code}):\n${stderr.slice(-2000)}`);
+  }
+  if (timeFile !== undefined) {
+    const [user, sys] = lastLine(await Deno.readTextFile(timeFile)).split(" ").map(Number);
+    if (!Number.isFinite(user) || !Number.isFinite(sys)) throw new Error(`cannot read ${timeFile}`);
+    ms = (user + sys) * 1000;
   }
   return { ms, stdout, stderr };
 }
@@ -173,7 +200,7 @@ function pad(s: string, n: number, right = false): string {
 }
 
 async function main(): Promise<void> {
-  const { runs, only, python } = parseFlags(Deno.args);
+  const { runs, only, python, cpu } = parseFlags(Deno.args);
   const starlarkGo = await locateStarlarkGo();
   const impls = runners(starlarkGo, python);
   const programs = [...Deno.readDirSync(programsDir)]
@@ -184,7 +211,9 @@ async function main(): Promise<void> {
   if (programs.length === 0) throw new Error("no programs selected");
 
   console.log(
-    `starlark-go: ${starlarkGo} (${STARLARK_GO_VERSION}); ${runs} runs per program, median wall time`,
+    `starlark-go: ${starlarkGo} (${STARLARK_GO_VERSION}); ${runs} runs per program, median ${
+      cpu ? "CPU (user + system)" : "wall"
+    } time`,
   );
   const header = ["program", ...impls.map((r) => `${r.name} ms`), "ours/go", ...(python ? ["ours/py"] : [])];
   const widths = [20, 12, 15, 12, 9, 9];
@@ -200,14 +229,14 @@ async function main(): Promise<void> {
       const cmd = await impl.command(program);
       if (cmd === undefined) throw new Error(`${impl.name} cannot run ${name}`);
       // One untimed run warms caches (Deno's transpile cache, the page cache) and checks the result.
-      const warm = await timeOnce(cmd);
+      const warm = await timeOnce(cmd, cpu);
       const sum = impl.checksum(warm);
       expected ??= sum;
       if (sum !== expected) {
         throw new Error(`${name}: ${impl.name} printed ${sum}, but ${impls[0].name} printed ${expected}`);
       }
       const times: number[] = [];
-      for (let i = 0; i < runs; i++) times.push((await timeOnce(cmd)).ms);
+      for (let i = 0; i < runs; i++) times.push((await timeOnce(cmd, cpu)).ms);
       medians.push(median(times));
     }
     const rGo = medians[0] / medians[1];

@@ -7,47 +7,11 @@
  *
  * @module
  */
-import type { CapabilityStub, ExecutionBudgets, ExecutionRequest } from "../src/executor/contract.ts";
-import { InlineExecutor, WorkerPool } from "../src/executor/mod.ts";
 import { decodeHostValue, encodeHostValue } from "../src/executor/host_codec.ts";
+import { InlineExecutor, WorkerPool } from "../src/executor/mod.ts";
+import { benchRequest } from "./_executor.ts";
 
-const STUBS: readonly CapabilityStub[] = [{
-  name: "records.lookup",
-  input: {
-    kind: "struct",
-    fields: [{ name: "key", type: { kind: "str" } }, {
-      name: "limit",
-      type: { kind: "optional", of: { kind: "int" } },
-    }],
-  },
-  output: {
-    kind: "struct",
-    fields: [{ name: "key", type: { kind: "str" } }, { name: "count", type: { kind: "int" } }],
-  },
-} as CapabilityStub];
-
-const BUDGETS: ExecutionBudgets = {
-  maxSourceBytes: 65_536,
-  maxExecutionSteps: 1_000_000,
-  maxExecutionTime: 5_000,
-  maxNativeCalls: 100,
-  maxValueDepth: 32,
-  maxValueBytes: 1_048_576,
-  maxIntermediateValueBytes: 8_388_608,
-};
-
-const SOURCE = 'def main():\n    r = records.lookup(key="a", limit=2)\n    return r["count"]\n';
-
-function request(): ExecutionRequest {
-  return {
-    subjectId: "bench",
-    source: SOURCE,
-    budgets: BUDGETS,
-    capabilities: STUBS,
-    dispatch: (_cap, a) => Promise.resolve({ key: a.key, count: (a.limit as number | undefined) ?? 1 }),
-    startedAt: performance.now(),
-  };
-}
+const request = () => benchRequest("bench");
 
 // Executors live for the whole bench process (deno bench exits when the benches are done).
 const reuse = new WorkerPool({ maxConcurrentExecutions: 8 });

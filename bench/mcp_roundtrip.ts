@@ -15,7 +15,13 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { childEnv, cliArgs, connectStdio, startHttpCli } from "../tests/mcp/cli_helpers.ts";
+import {
+  connectStdio,
+  jsonLines,
+  openingMessages,
+  spawnStdioCli,
+  startHttpCli,
+} from "../tests/mcp/cli_helpers.ts";
 import { connectClient } from "../tests/mcp/http_helpers.ts";
 
 const PROGRAM = 'def main():\n    return inventory.stock(sku="TENT-2P")["available_total"]\n';
@@ -35,24 +41,11 @@ function median(samples: number[]): number {
 /** Spawns the CLI and times the first `tools/list` answer on its stdout (raw JSON-RPC lines). */
 async function startupOnce(): Promise<number> {
   const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliArgs(),
-    env: childEnv(),
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const child = spawnStdioCli();
   const writer = child.stdin.getWriter();
-  const line = (msg: unknown) => new TextEncoder().encode(JSON.stringify(msg) + "\n");
-  await writer.write(line({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
-  }));
-  await writer.write(line({ jsonrpc: "2.0", method: "notifications/initialized" }));
-  await writer.write(line({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+  await writer.write(
+    jsonLines([...openingMessages("bench"), { jsonrpc: "2.0", id: 2, method: "tools/list" }]),
+  );
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";
   while (!seen.includes('"id":2')) {

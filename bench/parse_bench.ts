@@ -1,5 +1,6 @@
 /**
- * Parser benchmark: parses a realistic ~300-line Starlark program.
+ * Front-end benchmarks on a realistic ~330-line Starlark program: parsing alone, and the whole
+ * compilation the engine performs before running a program (parse, resolve, compile to closures).
  *
  * Run with `deno bench -A bench/parse_bench.ts`.
  *
@@ -7,6 +8,7 @@
  */
 
 import { parseFile } from "../src/starlark/syntax/mod.ts";
+import { compile } from "../src/starlark/mod.ts";
 
 const source = await Deno.readTextFile(new URL("./programs/parse300.star", import.meta.url));
 
@@ -16,4 +18,8 @@ Deno.bench("parseFile: 330-line program", () => {
 
 Deno.bench("parseFile: 330-line program, no static checks", () => {
   parseFile("parse300.star", source, { staticChecks: false });
+});
+
+Deno.bench("compile (parse + resolve + compile): 330-line program", () => {
+  compile(source, { filename: "parse300.star", predeclared: ["json", "math", "sum"] });
 });

@@ -13,8 +13,11 @@
  *
  * @module
  */
-import { inspectPolicyModule } from "../src/authz/rego/authorizer.ts";
-import { isNondeterministic, SDK_DETERMINISTIC_BUILTINS } from "../src/authz/rego/builtins.ts";
+import {
+  inspectPolicyModule,
+  isNondeterministic,
+  SDK_DETERMINISTIC_BUILTINS,
+} from "../src/authz/rego/mod.ts";
 import { CAPABILITIES_FILE, compilePolicy, findOpa, runOpa } from "./opa.ts";
 
 /** One builtin declaration of an OPA capabilities document. */

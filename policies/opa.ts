@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { readBundle } from "../src/authz/rego/bundle.ts";
+import { readBundle } from "../src/authz/rego/mod.ts";
 
 /** The repository root (this file lives in `policies/`). */
 export const REPO_ROOT: string = new URL("../", import.meta.url).pathname;

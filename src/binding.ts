@@ -9,7 +9,8 @@
  * @module
  */
 import { CodeModeError } from "./errors.ts";
-import type { TypeSchema } from "./schema.ts";
+import { isPlainRecord, setOwn } from "./plain.ts";
+import { kindWord, type TypeSchema } from "./schema.ts";
 import type { StructSchema } from "./types.ts";
 
 /** The two fresh projections of one bound argument map. */
@@ -18,15 +19,6 @@ export interface BoundArguments {
   readonly input: Record<string, unknown>;
   /** The canonical authorization map: a separate deep copy, frozen. */
   readonly canonical: Readonly<Record<string, unknown>>;
-}
-
-/** Sets an own enumerable property, including `__proto__`, without touching the prototype chain. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    target[key] = value;
-  }
 }
 
 const UNPRINTABLE_GLOBAL = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}]/gu;
@@ -60,27 +52,6 @@ export function valueTypeName(v: unknown): string {
   }
 }
 
-function isPlainRecord(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
-
-function typeNotation(s: TypeSchema): string {
-  switch (s.kind) {
-    case "optional":
-    case "nullable":
-      return typeNotation(s.of);
-    case "list":
-    case "dict":
-      return s.kind;
-    case "struct":
-      return "dict";
-    default:
-      return s.kind;
-  }
-}
-
 class BindFailure {
   constructor(readonly code: "invalid_arguments" | "resource_limit", readonly message: string) {}
 }
@@ -99,7 +70,7 @@ function bindValue(
   const wrong = () =>
     new BindFailure(
       "invalid_arguments",
-      `argument ${path} must be ${typeNotation(schema)}${noneOk ? " or None" : ""}, not ${valueTypeName(v)}`,
+      `argument ${path} must be ${kindWord(schema)}${noneOk ? " or None" : ""}, not ${valueTypeName(v)}`,
     );
   switch (schema.kind) {
     case "str":

@@ -10,6 +10,7 @@ import {
 } from "./capability.ts";
 import { isCodeModeError } from "./errors.ts";
 import type { TypeSchema } from "./schema.ts";
+import { standardPredeclared, UNIVERSE } from "./starlark/mod.ts";
 import { t } from "./types.ts";
 
 const base = {
@@ -103,6 +104,12 @@ Deno.test("names: every reserved root is rejected, nested segments are free", ()
   }
   assert.equal(nameProblem("time.now"), undefined, "no built-in time module");
   expectOne({ name: "list.items" }, /root "list" is reserved/);
+});
+
+Deno.test("names: the reserved roots are exactly what the engine predeclares", () => {
+  // A builtin added to the engine must be reserved too, or a capability could shadow it.
+  const engine = [...UNIVERSE.keys(), ...Object.keys(standardPredeclared())].sort();
+  assert.deepEqual([...RESERVED_ROOTS].sort(), engine);
 });
 
 Deno.test("IDs: defaulting, explicit rules", () => {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CapabilityStub } from "./executor/contract.ts";
+import type { CapabilityStub } from "./executor/mod.ts";
 import { type CapabilitySpec, nameProblem, type RegistrationCheck, registrationLabel } from "./capability.ts";
 import { describeCapability, type Description } from "./describe.ts";
 import {

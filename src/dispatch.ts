@@ -12,11 +12,12 @@
  * @module
  */
 import { type Authorizer, isDenied, type Subject, withSubject } from "../authz.ts";
+import { raceAbort } from "./abort.ts";
 import { bindArguments, convertOutput } from "./binding.ts";
 import { CapabilityError, isModelSafeText } from "./capability.ts";
 import type { Catalog } from "./catalog.ts";
 import { CodeModeError } from "./errors.ts";
-import type { NativeDispatch } from "./executor/contract.ts";
+import type { NativeDispatch } from "./executor/mod.ts";
 import type { Limits } from "./limits.ts";
 
 /** What one execution's dispatcher needs. */
@@ -29,29 +30,6 @@ export interface DispatchOptions {
   readonly limits: Limits;
   /** The trusted subject of the execution. */
   readonly subject: Subject;
-}
-
-// Settles with `promise`, or rejects with the signal's reason as soon as the signal aborts, so a
-// dispatch never outlives its execution (the handler itself keeps running; it cannot be stopped).
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 function deniedInChain(err: unknown): boolean {

@@ -6,8 +6,7 @@
  */
 import { RegistrationError } from "./capability.ts";
 import { CodeModeError } from "./errors.ts";
-import type { Executor } from "./executor/contract.ts";
-import { InlineExecutor, WorkerPool } from "./executor/mod.ts";
+import { type Executor, InlineExecutor, WorkerPool } from "./executor/mod.ts";
 import type { Limits } from "./limits.ts";
 
 /** Which executor runs programs: the zero-permission worker pool, the same-isolate one, or your own. */

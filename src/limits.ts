@@ -5,6 +5,7 @@
  * @module
  */
 import { CodeModeError } from "./errors.ts";
+import type { ExecutionBudgets } from "./executor/mod.ts";
 
 /** Execution and discovery budgets of one server (all integers; times in milliseconds). */
 export interface Limits {
@@ -82,6 +83,20 @@ const MAXIMUMS: Readonly<Record<keyof Limits, number>> = Object.freeze({
 /** A fresh copy of the development defaults. */
 export function defaultLimits(): Limits {
   return { ...DEFAULTS };
+}
+
+/** The part of `limits` an executor enforces, as the budgets of each execution request. */
+export function executionBudgets(limits: Limits): ExecutionBudgets {
+  return Object.freeze({
+    maxSourceBytes: limits.maxSourceBytes,
+    maxExecutionSteps: limits.maxExecutionSteps,
+    maxExecutionTime: limits.maxExecutionTime,
+    maxNativeCalls: limits.maxNativeCalls,
+    maxValueDepth: limits.maxValueDepth,
+    maxValueBytes: limits.maxValueBytes,
+    maxIntermediateValueBytes: limits.maxIntermediateValueBytes,
+    maxMemoryBytes: limits.maxMemoryBytes,
+  });
 }
 
 function describeValue(v: unknown): string {

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { isCodeModeError } from "./errors.ts";
-import { defaultLimits, LIMIT_FIELDS, limitsProblems, resolveLimits, validateLimits } from "./limits.ts";
+import {
+  defaultLimits,
+  executionBudgets,
+  LIMIT_FIELDS,
+  limitsProblems,
+  resolveLimits,
+  validateLimits,
+} from "./limits.ts";
 
 Deno.test("defaultLimits has the seed's ten defaults plus the memory extension", () => {
   assert.deepEqual(defaultLimits(), {
@@ -71,4 +78,20 @@ Deno.test("validateLimits rejects zero and other non-positive fields of a resolv
       isCodeModeError(e, "invalid_registration") && /maxSourceBytes/.test(e.message) &&
       /maxValueDepth/.test(e.message),
   );
+});
+
+Deno.test("executionBudgets keeps exactly the fields an executor enforces", () => {
+  const limits = resolveLimits({ maxExecutionTime: 1_234, maxMemoryBytes: 4_096, maxSearchResults: 3 });
+  const budgets = executionBudgets(limits);
+  assert.deepEqual(budgets, {
+    maxSourceBytes: 65_536,
+    maxExecutionSteps: 1_000_000,
+    maxExecutionTime: 1_234,
+    maxNativeCalls: 100,
+    maxValueDepth: 32,
+    maxValueBytes: 1_048_576,
+    maxIntermediateValueBytes: 8_388_608,
+    maxMemoryBytes: 4_096,
+  });
+  assert.ok(Object.isFrozen(budgets));
 });

@@ -30,3 +30,20 @@ export interface StructField {
   /** Field type. */
   readonly type: TypeSchema;
 }
+
+/**
+ * The one-word type a binding error names for `schema` ("argument x must be int or None, not str"): the
+ * kind itself, seen through optional and nullable, with a struct shown as the dict it is in Starlark.
+ * The worker's binding and the host's re-binding both use it, so their messages agree.
+ */
+export function kindWord(schema: TypeSchema): string {
+  switch (schema.kind) {
+    case "optional":
+    case "nullable":
+      return kindWord(schema.of);
+    case "struct":
+      return "dict";
+    default:
+      return schema.kind;
+  }
+}

@@ -8,8 +8,8 @@ import type { Catalog } from "./catalog.ts";
 import type { Description } from "./describe.ts";
 import { createDispatch } from "./dispatch.ts";
 import { CodeModeError } from "./errors.ts";
-import type { ExecutionBudgets, Executor } from "./executor/contract.ts";
-import type { Limits } from "./limits.ts";
+import type { ExecutionBudgets, Executor } from "./executor/mod.ts";
+import { executionBudgets, type Limits } from "./limits.ts";
 import type { SearchResponse } from "./search/mod.ts";
 import { utf8Length } from "./text.ts";
 
@@ -55,17 +55,7 @@ export class Server {
     this.#limits = Object.freeze({ ...parts.limits });
     this.#authorizer = parts.authorizer;
     this.#executor = parts.executor;
-    const l = this.#limits;
-    this.#budgets = Object.freeze({
-      maxSourceBytes: l.maxSourceBytes,
-      maxExecutionSteps: l.maxExecutionSteps,
-      maxExecutionTime: l.maxExecutionTime,
-      maxNativeCalls: l.maxNativeCalls,
-      maxValueDepth: l.maxValueDepth,
-      maxValueBytes: l.maxValueBytes,
-      maxIntermediateValueBytes: l.maxIntermediateValueBytes,
-      maxMemoryBytes: l.maxMemoryBytes,
-    });
+    this.#budgets = executionBudgets(this.#limits);
   }
 
   /** The resolved limits of this server. */

@@ -6,13 +6,17 @@
  *
  * @module
  */
-import { allowAll, type Authorizer } from "../../authz.ts";
-import { Builder } from "../builder.ts";
-import { CapabilityError } from "../capability.ts";
-import type { ExecutorChoice } from "../executor_select.ts";
-import type { Limits } from "../limits.ts";
-import type { Server } from "../server.ts";
-import { t } from "../types.ts";
+// Only the public API, as a host application would write it.
+import {
+  allowAll,
+  type Authorizer,
+  Builder,
+  CapabilityError,
+  type ExecutorChoice,
+  type Limits,
+  type Server,
+  t,
+} from "../../mod.ts";
 import {
   type Customer,
   CUSTOMERS,

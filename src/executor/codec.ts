@@ -177,15 +177,8 @@ export class WireWriter {
         break;
       }
     }
-    if (ascii) {
-      this.varint(n);
-      this.ensure(n);
-      const b = this.buf;
-      let p = this.pos;
-      for (let i = 0; i < n; i++) b[p++] = s.charCodeAt(i);
-      this.pos = p;
-      return;
-    }
+    // ASCII text is its own UTF-8 encoding, one byte per char.
+    if (ascii) return this.binaryString(s);
     const len = utf8Length(s);
     this.varint(len);
     this.ensure(len);
@@ -299,6 +292,30 @@ export class WireReader {
       throw new WireFormatError("count exceeds value size");
     }
     return n;
+  }
+
+  /**
+   * Reads the value of a tag both decoders map alike — None, the bools and the ints (the sign lives in
+   * the tag, so −0 never appears) — after the tag byte.
+   *
+   * @throws {WireFormatError} for any other tag.
+   */
+  scalar(tag: number): null | boolean | number {
+    switch (tag) {
+      case TAG_NONE:
+        return null;
+      case TAG_FALSE:
+        return false;
+      case TAG_TRUE:
+        return true;
+      case TAG_INT:
+        return this.varint();
+      case TAG_NEG_INT: {
+        const n = this.varint();
+        return n === 0 ? 0 : -n;
+      }
+    }
+    throw new WireFormatError(`unknown tag ${tag}`);
   }
 
   /** Reads an 8-byte float. */

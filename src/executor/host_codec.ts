@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isPlainRecord, setOwn } from "../plain.ts";
 import type { TypeSchema } from "../schema.ts";
 import type { CapabilityStub } from "./contract.ts";
 import {
@@ -23,21 +24,6 @@ import {
   WireTypeError,
   WireWriter,
 } from "./codec.ts";
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
-
-/** Sets an own enumerable property, including `__proto__`, without touching the prototype chain. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    target[key] = value;
-  }
-}
 
 function describe(v: unknown): string {
   if (v === null || v === undefined) return "None";
@@ -80,7 +66,7 @@ function encodeHost(w: WireWriter, v: unknown, schema: TypeSchema | undefined, l
         return;
       case "dict": {
         if (v === null || v === undefined) return w.byte(TAG_NONE);
-        if (!isRecord(v)) break;
+        if (!isPlainRecord(v)) break;
         const keys = Object.keys(v);
         w.byte(TAG_DICT);
         w.varint(keys.length);
@@ -91,7 +77,7 @@ function encodeHost(w: WireWriter, v: unknown, schema: TypeSchema | undefined, l
         return;
       }
       case "struct": {
-        if (!isRecord(v)) break;
+        if (!isPlainRecord(v)) break;
         // Absent optional fields (and optional fields set to null) are omitted, as the output contract
         // says; a nullable field is always present.
         const present: { name: string; type: TypeSchema; value: unknown }[] = [];
@@ -137,7 +123,7 @@ function encodeHost(w: WireWriter, v: unknown, schema: TypeSchema | undefined, l
         for (let i = 0; i < v.length; i++) encodeHost(w, v[i], undefined, level + 1, `${path}[${i}]`);
         return;
       }
-      if (isRecord(v)) {
+      if (isPlainRecord(v)) {
         const keys = Object.keys(v);
         w.byte(TAG_DICT);
         w.varint(keys.length);
@@ -175,18 +161,6 @@ function decodeHost(r: WireReader, level: number): unknown {
   r.depth(level);
   const tag = r.byte();
   switch (tag) {
-    case TAG_NONE:
-      return null;
-    case TAG_FALSE:
-      return false;
-    case TAG_TRUE:
-      return true;
-    case TAG_INT:
-      return r.varint();
-    case TAG_NEG_INT: {
-      const n = r.varint();
-      return n === 0 ? 0 : -n;
-    }
     case TAG_FLOAT:
       return r.float();
     case TAG_STR:
@@ -208,7 +182,7 @@ function decodeHost(r: WireReader, level: number): unknown {
       return out;
     }
   }
-  throw new WireFormatError(`unknown tag ${tag}`);
+  return r.scalar(tag);
 }
 
 /**
@@ -240,12 +214,7 @@ function checkSchema(r: WireReader, schema: TypeSchema, level: number, path: str
     case "str":
       return tag === TAG_STR ? r.jsString() : wrong();
     case "int":
-      if (tag === TAG_INT) return r.varint();
-      if (tag === TAG_NEG_INT) {
-        const n = r.varint();
-        return n === 0 ? 0 : -n;
-      }
-      return wrong();
+      return tag === TAG_INT || tag === TAG_NEG_INT ? r.scalar(tag) : wrong();
     case "float": {
       if (tag !== TAG_FLOAT) return wrong();
       const x = r.float();

@@ -19,8 +19,9 @@
  *
  * @module
  */
+import { raceAbort } from "../abort.ts";
 import { CodeModeError } from "../errors.ts";
-import type { Dialect } from "../starlark/value.ts";
+import type { Dialect } from "../starlark/mod.ts";
 import type { CapabilityStub, ExecutionRequest, Executor } from "./contract.ts";
 import { checkRequest, deadlineError, internalError, judgeOutcome, NativeCallHost } from "./host_call.ts";
 import { buildCapabilityEnv, type CapabilityEnv, runProgram, SuspendRun } from "./program.ts";
@@ -38,27 +39,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 interface Waiter {

@@ -5,7 +5,7 @@
  * @module
  */
 import { CodeModeError } from "../errors.ts";
-import type { Dialect } from "../starlark/value.ts";
+import type { Dialect } from "../starlark/mod.ts";
 import type { ExecutionRequest } from "./contract.ts";
 import { NativeCallHost, type Verdict } from "./host_call.ts";
 import { type Sandbox, SANDBOX_WORKER_URL } from "./sandbox.ts";

@@ -29,7 +29,7 @@
  *
  * @module
  */
-import type { ErrorCode } from "../errors.ts";
+import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import type { CapabilityStub, ExecutionBudgets } from "./contract.ts";
 
 /** Longest model-safe detail passed on (longer ones are cut). */
@@ -76,24 +76,13 @@ export const INTERRUPT_SHUTDOWN = 3;
 /** Smallest data area accepted (so every reply header and a useful chunk fit). */
 export const MIN_DATA_BYTES = 16;
 
-/** Error codes a native-call reply can carry, by index (the index travels in `I_ERROR`). */
-export const REPLY_ERROR_CODES: readonly ErrorCode[] = Object.freeze([
-  "invalid_registration",
-  "unauthenticated",
-  "not_found",
-  "invalid_program",
-  "invalid_arguments",
-  "permission_denied",
-  "policy_failure",
-  "resource_limit",
-  "capability_failure",
-  "internal",
-]);
-
-/** Index of `code` in {@link REPLY_ERROR_CODES}. */
+/**
+ * Index of `code` in {@link ERROR_CODES}: a native-call reply carries a code as this index in `I_ERROR`
+ * (host and worker load the same list, so the index is stable across the boundary).
+ */
 export function errorCodeIndex(code: ErrorCode): number {
-  const i = REPLY_ERROR_CODES.indexOf(code);
-  return i < 0 ? REPLY_ERROR_CODES.indexOf("internal") : i;
+  const i = ERROR_CODES.indexOf(code);
+  return i < 0 ? ERROR_CODES.indexOf("internal") : i;
 }
 
 /** Views over one worker's shared buffer. */
@@ -196,7 +185,7 @@ export class SharedChannel {
       }
       if (w[I_SEQ] !== seq) throw new Error(`protocol: reply to call ${w[I_SEQ]}, expected ${seq}`);
       if (st === STATE_REPLY_ERROR) {
-        const code = REPLY_ERROR_CODES[w[I_ERROR]] ?? "internal";
+        const code = ERROR_CODES[w[I_ERROR]] ?? "internal";
         Atomics.compareExchange(w, I_STATE, STATE_REPLY_ERROR, STATE_IDLE);
         return { kind: "error", code };
       }
@@ -381,14 +370,8 @@ export function safeDetail(text: string): string {
   return s;
 }
 
-/** Extension fields a host may add to {@link ExecutionBudgets}. */
-export interface ExtendedBudgets extends ExecutionBudgets {
-  /** Engine memory budget in bytes (default {@link DEFAULT_MAX_MEMORY_BYTES}). */
-  readonly maxMemoryBytes?: number;
-}
-
-/** The engine memory budget of `budgets` (the extension field, or the default). */
+/** The engine memory budget of `budgets` (the extension field, or {@link DEFAULT_MAX_MEMORY_BYTES}). */
 export function memoryBudget(budgets: ExecutionBudgets): number {
-  const m = (budgets as ExtendedBudgets).maxMemoryBytes;
+  const m = budgets.maxMemoryBytes;
   return typeof m === "number" && m > 0 ? m : DEFAULT_MAX_MEMORY_BYTES;
 }

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
+import { ERROR_CODES } from "../errors.ts";
 import {
   errorCodeIndex,
   HEADER_BYTES,
   I_STATE,
   INTERRUPT_CANCELLED,
-  REPLY_ERROR_CODES,
   safeDetail,
   SharedChannel,
   STATE_IDLE,
@@ -63,7 +63,7 @@ Deno.test("protocol: channel state machine", () => {
   assert.equal(Atomics.load(ch.words, I_STATE), STATE_IDLE);
   assert.equal(ch.interruptReason(), 0);
   assert.throws(() => new SharedChannel(new SharedArrayBuffer(HEADER_BYTES)), RangeError);
-  for (const code of REPLY_ERROR_CODES) assert.equal(REPLY_ERROR_CODES[errorCodeIndex(code)], code);
+  for (const code of ERROR_CODES) assert.equal(ERROR_CODES[errorCodeIndex(code)], code);
 });
 
 Deno.test("protocol: safeDetail escapes control characters and cuts long text", () => {

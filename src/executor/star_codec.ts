@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { StructField, TypeSchema } from "../schema.ts";
+import { kindWord, type StructField, type TypeSchema } from "../schema.ts";
 import {
   Dict,
   Float,
@@ -20,14 +20,12 @@ import {
   Tuple,
   typeName,
   type Value,
-} from "../starlark/value.ts";
+} from "../starlark/mod.ts";
 import {
   TAG_DICT,
   TAG_FALSE,
   TAG_FLOAT,
-  TAG_INT,
   TAG_LIST,
-  TAG_NEG_INT,
   TAG_NONE,
   TAG_STR,
   TAG_TRUE,
@@ -57,22 +55,10 @@ function quote(name: string): string {
   return JSON.stringify(displayText(name));
 }
 
-function notation(s: TypeSchema): string {
-  switch (s.kind) {
-    case "optional":
-    case "nullable":
-      return notation(s.of);
-    case "struct":
-      return "dict";
-    default:
-      return s.kind;
-  }
-}
-
 function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean): void {
   const wrong = (): never => {
     throw new BindError(
-      `argument ${path} must be ${notation(schema)}${noneOk ? " or None" : ""}, not ${typeName(v)}`,
+      `argument ${path} must be ${kindWord(schema)}${noneOk ? " or None" : ""}, not ${typeName(v)}`,
     );
   };
   switch (schema.kind) {
@@ -289,18 +275,6 @@ function decodeStar(r: WireReader, level: number, thread: Thread | undefined): V
   r.depth(level);
   const tag = r.byte();
   switch (tag) {
-    case TAG_NONE:
-      return null;
-    case TAG_FALSE:
-      return false;
-    case TAG_TRUE:
-      return true;
-    case TAG_INT:
-      return r.varint();
-    case TAG_NEG_INT: {
-      const n = r.varint();
-      return n === 0 ? 0 : -n;
-    }
     case TAG_FLOAT:
       return new Float(r.float());
     case TAG_STR:
@@ -324,7 +298,7 @@ function decodeStar(r: WireReader, level: number, thread: Thread | undefined): V
       return d;
     }
   }
-  throw new WireFormatError(`unknown tag ${tag}`);
+  return r.scalar(tag);
 }
 
 /**

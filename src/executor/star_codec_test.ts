@@ -12,7 +12,7 @@ import {
   Tuple,
   type Value,
 } from "../starlark/mod.ts";
-import { WireLimitError, WireTypeError } from "./codec.ts";
+import { WireFormatError, WireLimitError, WireTypeError } from "./codec.ts";
 import { decodeArguments, decodeHostValue, encodeHostValue } from "./host_codec.ts";
 import { bindArguments, BindError, decodeStarValue, encodeFinalValue } from "./star_codec.ts";
 
@@ -191,4 +191,25 @@ Deno.test("star codec: host results decode into fresh Starlark values", () => {
   assert.ok(thread.memory >= bytes.length, "decoding is charged to the memory budget");
   const tiny = new Thread({ maxMemory: 4 });
   assert.throws(() => decodeStarValue(bytes, BIG, tiny), /memory/);
+});
+
+Deno.test("star codec: scalars and malformed tags decode as on the host", () => {
+  const cases: [number[], Value][] = [
+    [[0], null],
+    [[1], false],
+    [[2], true],
+    [[3, 0x2a], 42],
+    [[4, 0x2a], -42],
+    [[4, 0], 0], // a negative-int tag with magnitude 0 is plain 0, never -0
+  ];
+  for (const [bytes, want] of cases) {
+    const star = decodeStarValue(new Uint8Array(bytes), BIG);
+    const host = decodeHostValue(new Uint8Array(bytes), BIG);
+    assert.ok(Object.is(star, want), `star ${JSON.stringify(bytes)}`);
+    assert.ok(Object.is(host, want), `host ${JSON.stringify(bytes)}`);
+  }
+  for (const bytes of [[9], [99], [7, 1, 42]]) {
+    assert.throws(() => decodeStarValue(new Uint8Array(bytes), BIG), WireFormatError, JSON.stringify(bytes));
+    assert.throws(() => decodeHostValue(new Uint8Array(bytes), BIG), WireFormatError, JSON.stringify(bytes));
+  }
 });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { buildDemoServer } from "../demo/catalog.ts";
+import { buildDemoServer } from "../demo/mod.ts";
 import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV, createHttpHandler, type HttpHandler } from "./http.ts";
 import { API_KEYS_ENV, parseApiKeys } from "./keys.ts";
 

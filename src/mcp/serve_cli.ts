@@ -14,7 +14,7 @@
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import process from "node:process";
-import { buildDemoServer } from "../demo/catalog.ts";
+import { buildDemoServer } from "../demo/mod.ts";
 import { isCodeModeError } from "../errors.ts";
 import type { ExecutorChoice } from "../executor_select.ts";
 import type { Server } from "../server.ts";

@@ -14,7 +14,7 @@ export { compareCodePoints, SearchIndex } from "./index.ts";
 export type { IndexInput } from "./index.ts";
 export { fitsAlone, pack, RESPONSE_BYTE_CAP, resultJSONBytes } from "./pack.ts";
 export type { SearchResponse, SearchResult } from "./pack.ts";
-export { rank, requiredMatches } from "./rank.ts";
+export { rank, type Ranking, requiredMatches } from "./rank.ts";
 export { CONNECTOR_WORDS, splitWords, tokenize } from "./tokenize.ts";
 
 /** Most distinct normalized tokens a query may have. */

@@ -10,6 +10,7 @@ import type {
   ExecutionRequest,
   NativeDispatch,
 } from "../../src/executor/contract.ts";
+import { defaultLimits, executionBudgets } from "../../src/limits.ts";
 import type { TypeSchema } from "../../src/schema.ts";
 
 type Struct = TypeSchema & { readonly kind: "struct" };
@@ -62,16 +63,8 @@ export const STUBS: readonly TestStub[] = Object.freeze([
   },
 ]);
 
-/** Generous budgets; tests override single fields. */
-export const BUDGETS: ExecutionBudgets = Object.freeze({
-  maxSourceBytes: 65_536,
-  maxExecutionSteps: 1_000_000,
-  maxExecutionTime: 5_000,
-  maxNativeCalls: 100,
-  maxValueDepth: 32,
-  maxValueBytes: 1_048_576,
-  maxIntermediateValueBytes: 8_388_608,
-});
+/** The budgets of the default limits; tests override single fields. */
+export const BUDGETS: ExecutionBudgets = executionBudgets(defaultLimits());
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -52,6 +52,66 @@ export async function connectStdio(extra: readonly string[] = []): Promise<Clien
   return client;
 }
 
+/** A child process that printed the address it listens on. */
+export interface ListeningChild {
+  /** The address matched on its stderr (the listening pattern's first group). */
+  readonly address: string;
+  /** Sends SIGTERM and waits for the exit status. */
+  stop(): Promise<number>;
+}
+
+/**
+ * Spawns `deno args...` and waits until its stderr matches `listening`, whose first group is the
+ * address. Stderr keeps draining afterwards so the child never blocks on a full pipe.
+ */
+export async function spawnListening(
+  args: readonly string[],
+  env: Record<string, string>,
+  listening: RegExp,
+): Promise<ListeningChild> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...args],
+    cwd: ROOT.pathname,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  // A server that never prints its address fails the test instead of hanging it.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  let seen = "";
+  let address: string | undefined;
+  while (address === undefined) {
+    const { value, done } = await reader.read();
+    if (done) {
+      clearTimeout(guard);
+      const status = await child.status;
+      throw new Error(`${args[0]} ${args.at(-1)} exited with ${status.code} before listening: ${seen}`);
+    }
+    seen += value;
+    address = listening.exec(seen)?.[1];
+  }
+  clearTimeout(guard);
+  const drained = (async () => {
+    while (!(await reader.read()).done) { /* discard */ }
+  })();
+  return {
+    address,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already exited.
+      }
+      const status = await child.status;
+      await drained.catch(() => {});
+      return status.code;
+    },
+  };
+}
+
 /** A running HTTP CLI. */
 export interface HttpCli {
   /** The MCP endpoint URL it printed. */
@@ -67,49 +127,47 @@ export async function startHttpCli(
   extra: readonly string[] = [],
   env: Record<string, string> = {},
 ): Promise<HttpCli> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliArgs(["--http", "127.0.0.1:0", ...extra]),
+  const { address, stop } = await spawnListening(
+    cliArgs(["--http", "127.0.0.1:0", ...extra]),
+    childEnv(env),
+    /listening on (http:\/\/\S+)/,
+  );
+  return { url: address, port: Number(new URL(address).port), stop };
+}
+
+/** Starts the CLI on stdio with raw pipes, for tests that write JSON-RPC lines themselves. */
+export function spawnStdioCli(): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: cliArgs(),
     cwd: ROOT.pathname,
-    env: childEnv(env),
+    env: childEnv(),
     clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
   }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  // A server that never prints its address fails the test instead of hanging it.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  let seen = "";
-  let url: string | undefined;
-  while (url === undefined) {
-    const { value, done } = await reader.read();
-    if (done) {
-      clearTimeout(guard);
-      const status = await child.status;
-      throw new Error(`serve CLI exited with ${status.code} before listening: ${seen}`);
-    }
-    seen += value;
-    url = /listening on (http:\/\/\S+)/.exec(seen)?.[1];
-  }
-  clearTimeout(guard);
-  // Keep draining stderr so the child never blocks on a full pipe.
-  const drained = (async () => {
-    while (!(await reader.read()).done) { /* discard */ }
-  })();
-  return {
-    url,
-    port: Number(new URL(url).port),
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // Already exited.
-      }
-      const status = await child.status;
-      await drained.catch(() => {});
-      return status.code;
+}
+
+/** The JSON-RPC messages that open a session: `initialize` (id 1), then the `initialized` notification. */
+export function openingMessages(clientName: string): object[] {
+  return [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: clientName, version: "1" },
+      },
     },
-  };
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+  ];
+}
+
+/** Newline-delimited JSON-RPC, as the stdio transport reads it. */
+export function jsonLines(messages: readonly object[]): Uint8Array {
+  return new TextEncoder().encode(messages.map((m) => JSON.stringify(m) + "\n").join(""));
 }
 
 /** Runs the CLI to completion (for argument and configuration errors). */

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { chooseExecutor, createDeployHandler } from "../../src/mcp/deploy.ts";
-import { childEnv, CONFIG } from "./cli_helpers.ts";
+import { childEnv, CONFIG, spawnListening } from "./cli_helpers.ts";
 import { connectClient, rawPost } from "./http_helpers.ts";
 
 const KEY = "deploy-key-0123456789abcdef";
@@ -28,8 +28,8 @@ Deno.test("the Deploy handler refuses to start without API keys", async () => {
 });
 
 Deno.test("deploy.ts under deno serve: inline executor, keys, allowed hosts", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
+  const server = await spawnListening(
+    [
       "serve",
       "--config",
       CONFIG,
@@ -41,33 +41,15 @@ Deno.test("deploy.ts under deno serve: inline executor, keys, allowed hosts", as
       "0",
       DEPLOY,
     ],
-    env: childEnv({
+    childEnv({
       CODEMODE_API_KEYS: `edge=${KEY}`,
       DENO_DEPLOYMENT_ID: "test",
       CODEMODE_ALLOWED_ORIGINS: "https://console.example.com",
     }),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  // A server that never prints its address fails the test instead of hanging it.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  let seen = "";
-  let origin: string | undefined;
-  while (origin === undefined) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`deno serve exited early: ${seen}`);
-    seen += value;
-    origin = /Listening on (http:\/\/[^/\s]+)/.exec(seen)?.[1];
-  }
-  clearTimeout(guard);
-  const drained = (async () => {
-    while (!(await reader.read()).done) { /* discard */ }
-  })();
+    /Listening on (http:\/\/[^/\s]+)/,
+  );
   try {
-    const url = `${origin}/mcp`;
+    const url = `${server.address}/mcp`;
     assert.equal((await rawPost(url)).status, 401);
     assert.equal(
       (await rawPost(url, { authorization: `Bearer ${KEY}`, origin: "https://evil.example" })).status,
@@ -88,8 +70,6 @@ Deno.test("deploy.ts under deno serve: inline executor, keys, allowed hosts", as
     assert.deepEqual(r.structuredContent, { result: { sku: "TENT-2P", available: 16 } });
     await client.close();
   } finally {
-    child.kill("SIGTERM");
-    await child.status;
-    await drained.catch(() => {});
+    await server.stop();
   }
 });

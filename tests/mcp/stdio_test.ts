@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DEMO_PROGRAM, runDemo } from "../../examples/demo.ts";
 import { BAD_ARGUMENT_TEXTS, ERROR_TEXTS, UNKNOWN_TOOL_TEXT } from "../../mcp.ts";
-import { childEnv, cliArgs, connectStdio } from "./cli_helpers.ts";
+import { connectStdio, jsonLines, openingMessages, spawnStdioCli } from "./cli_helpers.ts";
 
 type CallResult = Awaited<ReturnType<Client["callTool"]>>;
 
@@ -158,22 +158,9 @@ Deno.test("deno task demo runs the whole session", async () => {
 });
 
 Deno.test("stdio: closing stdin still answers the calls already sent, then the server exits 0", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliArgs(),
-    env: childEnv(),
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const lines = [
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
-    },
-    { jsonrpc: "2.0", method: "notifications/initialized" },
+  const child = spawnStdioCli();
+  const lines = jsonLines([
+    ...openingMessages("pipe"),
     {
       jsonrpc: "2.0",
       id: 2,
@@ -183,9 +170,9 @@ Deno.test("stdio: closing stdin still answers the calls already sent, then the s
         arguments: { source: 'def main():\n    return crm.customer(id="c-105")["city"]\n' },
       },
     },
-  ].map((m) => JSON.stringify(m) + "\n").join("");
+  ]);
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(lines));
+  await writer.write(lines);
   await writer.close();
   const out = await new Response(child.stdout).text();
   const status = await child.status;

@@ -1,0 +1,219 @@
+/**
+ * The dependency rules of DESIGN.md §1, checked on the source text: the engine stands alone, the worker
+ * is reached only by URL and loads no host code, the core never depends on its adapters, and every
+ * folder is entered through its `mod.ts`.
+ *
+ * Imports are read from top-level `import`/`export ... from` statements (deno fmt puts them at column 0,
+ * so examples inside doc comments are not mistaken for imports) and from `import("...")` calls.
+ */
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url);
+const SKIPPED_DIRS = new Set(["node_modules", ".tools", ".git", "build"]);
+
+interface Source {
+  /** Repository-relative path with `/` separators. */
+  readonly path: string;
+  readonly text: string;
+  /** Repository-relative paths of the local files it imports. */
+  readonly local: readonly string[];
+  /** Specifiers that are not relative paths (`npm:`, `node:`, import-map names). */
+  readonly external: readonly string[];
+}
+
+function collect(dir: string, out: string[]): void {
+  for (const entry of Deno.readDirSync(new URL(dir, ROOT))) {
+    if (entry.isDirectory && !SKIPPED_DIRS.has(entry.name) && !entry.name.startsWith(".")) {
+      collect(`${dir}${entry.name}/`, out);
+    } else if (entry.isFile && entry.name.endsWith(".ts")) {
+      out.push(`${dir}${entry.name}`);
+    }
+  }
+}
+
+const STATIC_IMPORT = /^(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']/gm;
+const BARE_IMPORT = /^import\s*["']([^"']+)["']/gm;
+const DYNAMIC_IMPORT = /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
+
+function resolve(from: string, specifier: string): string {
+  return new URL(specifier, new URL(from, ROOT)).pathname.slice(ROOT.pathname.length);
+}
+
+function read(path: string): Source {
+  const text = Deno.readTextFileSync(new URL(path, ROOT));
+  const local: string[] = [];
+  const external: string[] = [];
+  for (const re of [STATIC_IMPORT, BARE_IMPORT, DYNAMIC_IMPORT]) {
+    for (const m of text.matchAll(re)) {
+      if (m[1].startsWith(".")) local.push(resolve(path, m[1]));
+      else external.push(m[1]);
+    }
+  }
+  return { path, text, local, external };
+}
+
+const SOURCES: ReadonlyMap<string, Source> = (() => {
+  const paths: string[] = [];
+  collect("", paths);
+  return new Map(paths.map((p) => [p, read(p)]));
+})();
+
+function source(path: string): Source {
+  const s = SOURCES.get(path);
+  assert.ok(s, `${path} exists`);
+  return s;
+}
+
+/** Every local module reachable from `entry` by imports. */
+function graph(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const path = pending.pop()!;
+    if (seen.has(path) || !path.endsWith(".ts")) continue;
+    seen.add(path);
+    pending.push(...source(path).local);
+  }
+  return seen;
+}
+
+const isTest = (path: string) => path.endsWith("_test.ts") || path.startsWith("tests/");
+const inside = (path: string, folder: string) => path.startsWith(`${folder}/`);
+
+/** Code without comments (roughly: enough to tell whether an API is used, not mentioned). */
+function code(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:\\])\/\/.*$/gm, "$1");
+}
+
+/** Shipped code and runnable programs: not tests, benchmarks or policy tooling. */
+const PRODUCT = [...SOURCES.values()].filter((s) =>
+  !isTest(s.path) && !s.path.startsWith("bench/") && !s.path.startsWith("policies/")
+);
+
+function violations(check: (s: Source) => string[], sources: Iterable<Source> = SOURCES.values()): string[] {
+  return [...sources].flatMap(check);
+}
+
+Deno.test("architecture: the Starlark engine imports nothing outside src/starlark", () => {
+  const found = violations((s) => {
+    if (!inside(s.path, "src/starlark")) return [];
+    const local = s.local.filter((p) => !inside(p, "src/starlark") && p.endsWith(".ts"));
+    // Tests may use node:assert; the engine itself uses no runtime modules at all.
+    const external = s.external.filter((x) => !(isTest(s.path) && x.startsWith("node:")));
+    return [...local, ...external].map((x) => `${s.path} -> ${x}`);
+  });
+  assert.deepEqual(found, []);
+});
+
+Deno.test("architecture: the engine library (everything src/starlark/mod.ts loads) uses no Deno APIs", () => {
+  const modules = graph("src/starlark/mod.ts");
+  assert.ok(modules.size > 10, "the engine graph was read");
+  const found = [...modules].filter((p) => /\bDeno\./.test(code(source(p).text)));
+  assert.deepEqual(found, []);
+});
+
+Deno.test("architecture: nothing outside workers/ imports the worker; the host names it by URL", () => {
+  const found = violations((s) =>
+    inside(s.path, "workers")
+      ? []
+      : s.local.filter((p) => inside(p, "workers")).map((p) => `${s.path} -> ${p}`)
+  );
+  assert.deepEqual(found, []);
+  const sandbox = source("src/executor/sandbox.ts");
+  const url = /new URL\("([^"]*workers\/[^"]+)", import\.meta\.url\)/.exec(sandbox.text)?.[1];
+  assert.ok(url, "the sandbox names its worker module by URL");
+  assert.ok(SOURCES.has(resolve(sandbox.path, url)), `${url} exists`);
+});
+
+// The worker is the executor's other half: it may load the engine and the executor's engine-side
+// modules, never the pool, the host's checks, the core's dispatch or an npm package.
+const WORKER_SIDE = new Set([
+  "src/errors.ts",
+  "src/schema.ts",
+  "src/executor/codec.ts",
+  "src/executor/contract.ts",
+  "src/executor/program.ts",
+  "src/executor/protocol.ts",
+  "src/executor/star_codec.ts",
+]);
+
+Deno.test("architecture: the worker loads only the engine and the executor's engine side", () => {
+  const modules = graph("workers/sandbox_worker.ts");
+  const found = [...modules].filter((p) =>
+    !inside(p, "workers") && !inside(p, "src/starlark") && !WORKER_SIDE.has(p)
+  );
+  assert.deepEqual(found, []);
+  const external = [...modules].flatMap((p) => source(p).external.map((x) => `${p} -> ${x}`));
+  assert.deepEqual(external, []);
+  // The worker's own self-check probes Deno APIs to prove it has no permissions; what it loads uses none.
+  const denoApis = [...modules].filter((p) => !inside(p, "workers") && /\bDeno\./.test(code(source(p).text)));
+  assert.deepEqual(denoApis, []);
+});
+
+const ADAPTERS = (p: string) =>
+  p === "mcp.ts" || p === "deploy.ts" || inside(p, "src/mcp") || inside(p, "src/demo");
+const CORE_LAYERS = (p: string) =>
+  /^src\/[^/]+\.ts$/.test(p) ||
+  ["src/executor", "src/search", "src/authz", "src/starlark", "workers", "authz"]
+    .some((f) => inside(p, f)) ||
+  p === "mod.ts" || p === "authz.ts";
+
+Deno.test("architecture: the core, executor and engine never import the MCP adapter or the demo", () => {
+  const found = violations((s) =>
+    CORE_LAYERS(s.path) ? s.local.filter(ADAPTERS).map((p) => `${s.path} -> ${p}`) : []
+  );
+  assert.deepEqual(found, []);
+});
+
+Deno.test("architecture: the root entry does not load the Rego authorizer or its wasm runtime", () => {
+  for (const entry of ["mod.ts", "authz.ts", "mcp.ts"]) {
+    const modules = [...graph(entry)];
+    assert.deepEqual(modules.filter((p) => inside(p, "src/authz/rego")), [], entry);
+    const opa = modules.filter((p) => source(p).external.some((x) => x.includes("opa-wasm")));
+    assert.deepEqual(opa, [], entry);
+  }
+});
+
+/** Folders under src/ that expose a mod.ts (nested folders of such a folder are its own business). */
+function moduleFolders(): string[] {
+  const folders = new Set<string>();
+  for (const path of SOURCES.keys()) {
+    const m = /^(src\/(?:[^/]+\/)*?[^/]+)\/mod\.ts$/.exec(path);
+    if (m) folders.add(m[1]);
+  }
+  return [...folders].filter((f) => ![...folders].some((g) => g !== f && inside(f, g))).sort();
+}
+
+Deno.test("architecture: each folder of src/ has one mod.ts, and code elsewhere enters through it", () => {
+  const folders = moduleFolders();
+  assert.deepEqual(folders, ["src/authz/rego", "src/demo", "src/executor", "src/search", "src/starlark"]);
+  // src/mcp's surface is the root mcp.ts (its other modules are the Deploy and CLI programs); src/authz
+  // only holds authorizer implementations, each a folder of its own.
+  const direct = new Set([...SOURCES.keys()].map((p) => /^src\/([^/]+)\//.exec(p)?.[1]).filter((d) => d));
+  assert.deepEqual(
+    [...direct].filter((d) => !folders.includes(`src/${d}`) && d !== "mcp" && d !== "authz"),
+    [],
+    "a new folder under src/ needs a mod.ts",
+  );
+
+  const found = violations((s) =>
+    s.local.flatMap((p) => {
+      const folder = folders.find((f) => inside(p, f));
+      if (folder === undefined || inside(s.path, folder) || p === `${folder}/mod.ts`) return [];
+      if (inside(s.path, "workers") && WORKER_SIDE.has(p)) return [];
+      return [`${s.path} -> ${p}`];
+    }), PRODUCT);
+  assert.deepEqual(found, []);
+});
+
+Deno.test("architecture: only the root entries and example programs reach into src/mcp", () => {
+  const found = violations((s) => {
+    if (
+      inside(s.path, "src/mcp") || s.path === "mcp.ts" || s.path === "deploy.ts" || inside(s.path, "examples")
+    ) {
+      return [];
+    }
+    return s.local.filter((p) => inside(p, "src/mcp")).map((p) => `${s.path} -> ${p}`);
+  }, PRODUCT);
+  assert.deepEqual(found, []);
+});
