@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { compare, equals, truth } from "./ops_compare.ts";
+import { chargeStringCompare, compare, equals, truth } from "./ops_compare.ts";
 import { interpolate } from "./percent_format.ts";
 import {
   int32Error,
@@ -36,11 +36,25 @@ import {
   typeName,
 } from "./value.ts";
 import type { DictEntry, Thread, Value } from "./value.ts";
+import {
+  chargeInserts,
+  chargeKeyHash,
+  chargeSlots,
+  copyMap,
+  ENTRY_BYTES,
+  HASH_POLL_MASK,
+  lookupSteps,
+  POLL_CHUNK,
+  repeatArray,
+  SET_ENTRY_BYTES,
+  SLOTS_PER_STEP,
+} from "./ops_bulk.ts";
+import { countMatches, findIndex } from "./ops_search.ts";
 
 /** Largest repetition result the reference allows (`maxAlloc`, in elements or bytes). */
 const MAX_ALLOC = 1 << 30;
 /** V8's maximum string length (one-byte strings), rounded down. */
-const MAX_STRING_LENGTH = (1 << 29) - 24;
+export const MAX_STRING_LENGTH = (1 << 29) - 24;
 
 function isInt(v: Value): v is Int {
   return typeof v === "number" || typeof v === "bigint";
@@ -81,19 +95,14 @@ function hostBinary(op: BinaryOp, x: Value, y: Value): Value {
   throw unknown(op, x, y);
 }
 
-function tooLongString(n: number): ResourceError {
+/** The memory error for a string result of `n` bytes, beyond what a JS string can hold. */
+export function tooLongString(n: number): ResourceError {
   return new ResourceError("memory", `Starlark computation cancelled: string of ${n} bytes is too large`);
 }
 
 /** Charges the copying of `n` bytes (1 step per 64 bytes). */
 function chargeBytes(thread: Thread, n: number): void {
   if (n >= 64) thread.charge(n >>> 6);
-}
-
-/** Charges the creation of `n` elements (1 step per 8 elements) and their memory. */
-function chargeElems(thread: Thread, n: number): void {
-  thread.allocate(8 * n + 16);
-  if (n >= 8) thread.charge(n >>> 3);
 }
 
 /** Concatenation of two binary strings, charged to the budgets. */
@@ -136,20 +145,12 @@ export function repeatElems(thread: Thread, elems: Value[], n: Int): Value[] {
   if (i < 1) return [];
   const size = elems.length * i;
   if (size >= MAX_ALLOC) throw new EvalError(`excessive repeat (${elems.length} * ${i} elements)`);
-  chargeElems(thread, size);
-  const out = new Array<Value>(size);
-  const len = elems.length;
-  for (let k = 0; k < len; k++) out[k] = elems[k];
-  for (let filled = len; filled < size;) {
-    const chunk = Math.min(filled, size - filled);
-    out.copyWithin(filled, 0, chunk);
-    filled += chunk;
-  }
-  return out;
+  chargeSlots(thread, size);
+  return repeatArray(thread, elems, i);
 }
 
 function concatElems(thread: Thread, x: Value[], y: Value[]): Value[] {
-  chargeElems(thread, x.length + y.length);
+  chargeSlots(thread, x.length + y.length);
   return x.concat(y);
 }
 
@@ -207,14 +208,15 @@ export function binary(thread: Thread, op: BinaryOp, x: Value, y: Value): Value 
       case "+":
         return x.length + y.length < 64 ? x + y : concatStrings(thread, x, y);
       case "==":
+        // Long strings of equal length may be read in full.
+        if (x.length === y.length) chargeStringCompare(thread, x, y);
         return x === y;
       case "!=":
+        if (x.length === y.length) chargeStringCompare(thread, x, y);
         return x !== y;
       case "in":
-      case "not in": {
-        chargeBytes(thread, y.length);
-        return y.includes(x) === (op === "in");
-      }
+      case "not in":
+        return (findIndex(thread, y, x) >= 0) === (op === "in");
     }
   }
   switch (op) {
@@ -334,8 +336,20 @@ function floorDiv(x: Value, y: Value): Value {
   return hostBinary("//", x, y);
 }
 
+/** Steps per `%` conversion of a format string (a conversion and a concatenation). */
+const STEPS_PER_CONVERSION = 6;
+
+/** `format % args`, charged per conversion before it runs and for the memory of its result. */
+function formatPercent(thread: Thread, format: string, args: Value): string {
+  if (format.length >= 64) thread.charge(STEPS_PER_CONVERSION * countMatches(thread, format, "%"));
+  else thread.charge(STEPS_PER_CONVERSION);
+  const out = interpolate(format, args, thread);
+  thread.allocate(out.length);
+  return out;
+}
+
 function percent(thread: Thread, x: Value, y: Value): Value {
-  if (typeof x === "string") return interpolate(x, y, thread);
+  if (typeof x === "string") return formatPercent(thread, x, y);
   if (isInt(x)) {
     if (isInt(y)) {
       if (y === 0) throw new EvalError("integer modulo by zero");
@@ -360,19 +374,20 @@ function percent(thread: Thread, x: Value, y: Value): Value {
 }
 
 function copyDictInto(thread: Thread, z: Dict, src: Dict): void {
-  if (src.map.size >= 8) thread.charge(src.map.size >>> 3);
-  thread.allocate(48 * src.map.size);
+  chargeInserts(thread, src.size, z.size + src.size, ENTRY_BYTES);
+  let i = 0;
   for (const [k, e] of src.map) {
     const cur = z.map.get(k);
     if (cur !== undefined) cur.value = e.value;
     else z.map.set(k, { key: e.key, value: e.value } as DictEntry);
+    if ((++i & HASH_POLL_MASK) === 0) thread.poll();
   }
 }
 
-function cloneSet(thread: Thread, s: StarSet): StarSet {
+function cloneSet(thread: Thread, s: StarSet, extra: number): StarSet {
   const z = new StarSet();
-  chargeElems(thread, s.map.size * 4);
-  for (const [k, v] of s.map) z.map.set(k, v);
+  chargeInserts(thread, s.size, s.size + extra, SET_ENTRY_BYTES);
+  copyMap(thread, z.map, s.map);
   return z;
 }
 
@@ -388,9 +403,13 @@ function pipe(thread: Thread, x: Value, y: Value): Value {
     }
   } else if (x instanceof StarSet) {
     if (y instanceof StarSet) {
-      const z = cloneSet(thread, x);
-      chargeElems(thread, y.map.size * 4);
-      for (const [k, v] of y.map) if (!z.map.has(k)) z.map.set(k, v);
+      const z = cloneSet(thread, x, y.size);
+      chargeInserts(thread, y.size, z.size + y.size, SET_ENTRY_BYTES);
+      let i = 0;
+      for (const [k, v] of y.map) {
+        if (!z.map.has(k)) z.map.set(k, v);
+        if ((++i & HASH_POLL_MASK) === 0) thread.poll();
+      }
       return z;
     }
   }
@@ -404,8 +423,13 @@ function amp(thread: Thread, x: Value, y: Value): Value {
     if (y instanceof StarSet) {
       // The reference iterates the right operand, so the result follows its order.
       const z = new StarSet();
-      chargeElems(thread, y.map.size * 4);
-      for (const [k, v] of y.map) if (x.map.has(k)) z.map.set(k, v);
+      thread.charge(y.size * lookupSteps(x.size));
+      chargeInserts(thread, Math.min(x.size, y.size), Math.min(x.size, y.size), SET_ENTRY_BYTES);
+      let i = 0;
+      for (const [k, v] of y.map) {
+        if (x.map.has(k)) z.map.set(k, v);
+        if ((++i & HASH_POLL_MASK) === 0) thread.poll();
+      }
       return z;
     }
   }
@@ -417,11 +441,13 @@ function circumflex(thread: Thread, x: Value, y: Value): Value {
     if (isInt(y)) return intXor(x, y);
   } else if (x instanceof StarSet) {
     if (y instanceof StarSet) {
-      const z = cloneSet(thread, x);
-      chargeElems(thread, y.map.size * 4);
+      const z = cloneSet(thread, x, y.size);
+      chargeInserts(thread, y.size, z.size + y.size, SET_ENTRY_BYTES);
+      let i = 0;
       for (const [k, v] of y.map) {
         if (z.map.has(k)) z.map.delete(k);
         else z.map.set(k, v);
+        if ((++i & HASH_POLL_MASK) === 0) thread.poll();
       }
       return z;
     }
@@ -431,8 +457,13 @@ function circumflex(thread: Thread, x: Value, y: Value): Value {
 
 /** `x - y` for sets. */
 function setDifference(thread: Thread, x: StarSet, y: StarSet): StarSet {
-  const z = cloneSet(thread, x);
-  for (const k of y.map.keys()) z.map.delete(k);
+  const z = cloneSet(thread, x, 0);
+  thread.charge(y.size * lookupSteps(z.size));
+  let i = 0;
+  for (const k of y.map.keys()) {
+    z.map.delete(k);
+    if ((++i & HASH_POLL_MASK) === 0) thread.poll();
+  }
   return z;
 }
 
@@ -455,16 +486,19 @@ function contains(thread: Thread, container: Value, needle: Value): boolean {
     if (typeof needle !== "string") {
       throw new EvalError(`'in <string>' requires string as left operand, not ${typeName(needle)}`);
     }
-    chargeBytes(thread, container.length);
-    return container.includes(needle);
+    return findIndex(thread, container, needle) >= 0;
   }
   if (container instanceof List || container instanceof Tuple) {
     const elems = container.elems;
-    if (elems.length >= 8) thread.charge(elems.length >>> 3);
-    for (let i = 0; i < elems.length; i++) if (equals(elems[i], needle, thread)) return true;
+    for (let i = 0; i < elems.length; i += POLL_CHUNK) {
+      const end = Math.min(elems.length, i + POLL_CHUNK);
+      thread.charge(Math.ceil((end - i) / SLOTS_PER_STEP));
+      for (let j = i; j < end; j++) if (equals(elems[j], needle, thread)) return true;
+    }
     return false;
   }
   if (container instanceof Dict) {
+    chargeKeyHash(thread, needle);
     try {
       return container.get(needle) !== undefined;
     } catch {
@@ -472,6 +506,7 @@ function contains(thread: Thread, container: Value, needle: Value): boolean {
     }
   }
   if (container instanceof StarSet) {
+    chargeKeyHash(thread, needle);
     try {
       return container.has(needle);
     } catch (e) {
@@ -479,15 +514,12 @@ function contains(thread: Thread, container: Value, needle: Value): boolean {
     }
   }
   if (container instanceof Bytes) {
-    if (needle instanceof Bytes) {
-      chargeBytes(thread, container.data.length);
-      return container.data.includes(needle.data);
-    }
+    if (needle instanceof Bytes) return findIndex(thread, container.data, needle.data) >= 0;
     if (isInt(needle)) {
       if (typeof needle !== "number" || needle < 0 || needle > 255) {
         throw new EvalError(`int in bytes: ${needle} out of range (want value in unsigned 8-bit range)`);
       }
-      return container.data.includes(String.fromCharCode(needle));
+      return findIndex(thread, container.data, String.fromCharCode(needle)) >= 0;
     }
     throw new EvalError(`'in bytes' requires bytes or int as left operand, not ${typeName(needle)}`);
   }
@@ -498,14 +530,7 @@ function contains(thread: Thread, container: Value, needle: Value): boolean {
     } catch {
       throw new EvalError(`'in <range>' requires integer as left operand, not ${typeName(needle)}`);
     }
-    return rangeContains(container, i);
+    return container.contains(i);
   }
   return truth(hostBinary("in", needle, container));
-}
-
-function rangeContains(r: Range, x: Int): boolean {
-  if (int32Error(x) !== undefined) return false;
-  const delta = (x as number) - r.start;
-  const quo = Math.trunc(delta / r.step), rem = delta % r.step;
-  return rem === 0 && quo >= 0 && quo < r.length;
 }

@@ -15,6 +15,7 @@
 import { intFloatCmp } from "./int.ts";
 import { Bytes, Dict, EvalError, Float, List, Range, StarSet, Tuple, typeName } from "./value.ts";
 import type { Thread, Value } from "./value.ts";
+import { lookupSteps, SLOTS_PER_STEP } from "./ops_bulk.ts";
 
 /** The reference's `CompareLimit`: maximum nesting depth of a recursive comparison. */
 export const COMPARE_LIMIT = 10;
@@ -42,7 +43,7 @@ export function truth(x: Value): boolean {
   }
   if (x === null) return false;
   if (x instanceof List || x instanceof Tuple) return x.elems.length > 0;
-  if (x instanceof Dict || x instanceof StarSet) return x.map.size > 0;
+  if (x instanceof Dict || x instanceof StarSet) return x.size > 0;
   if (x instanceof Float) return x.value !== 0;
   if (x instanceof Bytes) return x.data.length > 0;
   if (x instanceof Range) return x.length > 0;
@@ -52,7 +53,13 @@ export function truth(x: Value): boolean {
 
 /** `x == y`. Throws EvalError on excessive recursion. The optional thread is charged for long comparisons. */
 export function equals(x: Value, y: Value, thread?: Thread): boolean {
-  if (typeof x === "string") return x === y;
+  if (typeof x === "string") {
+    // Strings of different lengths compare in O(1); equal lengths may read both strings.
+    if (thread !== undefined && typeof y === "string" && x.length === y.length) {
+      chargeStringCompare(thread, x, y);
+    }
+    return x === y;
+  }
   if (typeof x === "number") {
     if (typeof y === "number") return x === y;
     if (y instanceof Float) return x === y.value;
@@ -72,6 +79,10 @@ function equalsDepth(x: Value, y: Value, depth: number, thread: Thread | undefin
   if (depth < 1) throw depthError();
   switch (typeof x) {
     case "string":
+      if (thread !== undefined && typeof y === "string" && x.length === y.length) {
+        chargeStringCompare(thread, x, y);
+      }
+      return x === y;
     case "boolean":
       return x === y;
     case "number":
@@ -99,11 +110,14 @@ function equalsDepth(x: Value, y: Value, depth: number, thread: Thread | undefin
 function seqEqual(x: Value[], y: Value[], depth: number, thread: Thread | undefined): boolean {
   const n = x.length;
   if (n !== y.length) return false;
-  if (thread !== undefined && n > 64) thread.charge(n >> 3);
+  if (thread !== undefined && n > 64) thread.charge(Math.ceil(n / SLOTS_PER_STEP));
   for (let i = 0; i < n; i++) {
     const a = x[i], b = y[i];
     // Fast path for strings; at the last level the depth check must still fail like the reference.
     if (typeof a === "string" && depth > 1) {
+      if (thread !== undefined && typeof b === "string" && a.length === b.length && a.length >= 64) {
+        chargeStringCompare(thread, a, b);
+      }
       if (a !== b) return false;
       continue;
     }
@@ -113,8 +127,9 @@ function seqEqual(x: Value[], y: Value[], depth: number, thread: Thread | undefi
 }
 
 function dictEqual(x: Dict, y: Dict, depth: number, thread: Thread | undefined): boolean {
-  if (x.map.size !== y.map.size) return false;
-  if (thread !== undefined && x.map.size > 64) thread.charge(x.map.size >> 3);
+  if (x.size !== y.size) return false;
+  // A lookup and a comparison of the values per entry.
+  if (thread !== undefined && x.size > 64) thread.charge(x.size * (lookupSteps(x.size) + 2));
   for (const [k, e] of x.map) {
     const f = y.map.get(k);
     if (f === undefined) return false;
@@ -124,17 +139,25 @@ function dictEqual(x: Dict, y: Dict, depth: number, thread: Thread | undefined):
 }
 
 function setEqual(x: StarSet, y: StarSet, thread: Thread | undefined): boolean {
-  if (x.map.size !== y.map.size) return false;
-  if (thread !== undefined && x.map.size > 64) thread.charge(x.map.size >> 3);
+  if (x.size !== y.size) return false;
+  if (thread !== undefined && x.size > 64) thread.charge(x.size * lookupSteps(x.size));
   for (const k of x.map.keys()) if (!y.map.has(k)) return false;
   return true;
 }
 
+/** Two ranges are equal when they denote the same sequence. */
 function rangeEqual(x: Range, y: Range): boolean {
-  if (x.length !== y.length) return false;
-  if (x.length === 0) return true;
-  if (x.start !== y.start) return false;
-  return x.length === 1 || x.step === y.step;
+  if (x.big === undefined && y.big === undefined) {
+    if (x.length !== y.length) return false;
+    if (x.length === 0) return true;
+    if (x.start !== y.start) return false;
+    return x.length === 1 || x.step === y.step;
+  }
+  const a = x.bounds(), b = y.bounds();
+  if (a.length !== b.length) return false;
+  if (a.length === 0n) return true;
+  if (a.start !== b.start) return false;
+  return a.length === 1n || a.step === b.step;
 }
 
 function notImplemented(op: string, x: Value, y: Value): EvalError {
@@ -182,6 +205,7 @@ export function compare(op: CompareOp, x: Value, y: Value, thread?: Thread): boo
     }
   }
   if (typeof x === "string" && typeof y === "string") {
+    if (thread !== undefined) chargeStringCompare(thread, x, y);
     switch (op) {
       case "<":
         return x < y;
@@ -193,20 +217,32 @@ export function compare(op: CompareOp, x: Value, y: Value, thread?: Thread): boo
         return x >= y;
     }
   }
-  if (x instanceof StarSet && y instanceof StarSet) return setCompare(op, x, y);
+  if (x instanceof StarSet && y instanceof StarSet) {
+    if (thread !== undefined) thread.charge(Math.min(x.size, y.size) * lookupSteps(Math.max(x.size, y.size)));
+    return setCompare(op, x, y);
+  }
   return threeway(op, cmpDepth(op, x, y, COMPARE_LIMIT, thread));
+}
+
+/**
+ * Charges the comparison of two long strings: the bytes of their common length (one step per 64), which
+ * bounds what the comparison reads.
+ */
+export function chargeStringCompare(thread: Thread, x: string, y: string): void {
+  const n = x.length < y.length ? x.length : y.length;
+  if (n >= 64) thread.charge(n >>> 6);
 }
 
 function setCompare(op: CompareOp, x: StarSet, y: StarSet): boolean {
   switch (op) {
     case "<":
-      return x.map.size < y.map.size && isSubset(x, y);
+      return x.size < y.size && isSubset(x, y);
     case "<=":
-      return x.map.size <= y.map.size && isSubset(x, y);
+      return x.size <= y.size && isSubset(x, y);
     case ">":
-      return x.map.size > y.map.size && isSubset(y, x);
+      return x.size > y.size && isSubset(y, x);
     default:
-      return x.map.size >= y.map.size && isSubset(y, x);
+      return x.size >= y.size && isSubset(y, x);
   }
 }
 
@@ -222,7 +258,10 @@ function isSubset(x: StarSet, y: StarSet): boolean {
  */
 export function compareValues(x: Value, y: Value, thread?: Thread): number {
   if (typeof x === "number" && typeof y === "number") return x < y ? -1 : x > y ? 1 : 0;
-  if (typeof x === "string" && typeof y === "string") return x < y ? -1 : x > y ? 1 : 0;
+  if (typeof x === "string" && typeof y === "string") {
+    if (thread !== undefined) chargeStringCompare(thread, x, y);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
   if (x instanceof StarSet && y instanceof StarSet) {
     return setCompare("<", x, y) ? -1 : setCompare("<", y, x) ? 1 : 0;
   }
@@ -239,7 +278,10 @@ function cmpDepth(op: CompareOp, x: Value, y: Value, depth: number, thread: Thre
       if (y instanceof Float) return intFloatCmp(x, y.value);
       throw notImplemented(op, x, y);
     case "string":
-      if (typeof y === "string") return x < y ? -1 : x > y ? 1 : 0;
+      if (typeof y === "string") {
+        if (thread !== undefined) chargeStringCompare(thread, x, y);
+        return x < y ? -1 : x > y ? 1 : 0;
+      }
       throw notImplemented(op, x, y);
     case "boolean":
       if (typeof y === "boolean") return (x ? 1 : 0) - (y ? 1 : 0);
@@ -265,7 +307,7 @@ function cmpDepth(op: CompareOp, x: Value, y: Value, depth: number, thread: Thre
 
 function seqCmp(op: CompareOp, x: Value[], y: Value[], depth: number, thread: Thread | undefined): number {
   const n = Math.min(x.length, y.length);
-  if (thread !== undefined && n > 64) thread.charge(n >> 3);
+  if (thread !== undefined && n > 64) thread.charge(Math.ceil(n / SLOTS_PER_STEP));
   for (let i = 0; i < n; i++) {
     if (!equalsDepth(x[i], y[i], depth - 1, thread)) return cmpDepth(op, x[i], y[i], depth - 1, thread);
   }

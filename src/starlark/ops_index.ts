@@ -21,6 +21,7 @@ import {
   UnhashableError,
 } from "./value.ts";
 import type { Thread, Value } from "./value.ts";
+import { chargeKeyHash } from "./ops_bulk.ts";
 
 /** Iteration protocol used by `for`, comprehensions and built-ins. */
 export interface ValueIterator {
@@ -48,9 +49,21 @@ export interface StarlarkIndexable extends StarlarkSized {
   starlarkIndex(i: number): Value;
 }
 
-function outOfRange(i: number, n: number, x: Value): EvalError {
-  if (n === 0) return new EvalError(`index ${i} out of range: empty ${typeName(x)}`);
-  return new EvalError(`${typeName(x)} index ${i} out of range [${-n}:${n - 1}]`);
+function outOfRange(i: number, n: number | bigint, x: Value): EvalError {
+  if (n === 0 || n === 0n) return new EvalError(`index ${i} out of range: empty ${typeName(x)}`);
+  const last = typeof n === "bigint" ? n - 1n : n - 1;
+  return new EvalError(`${typeName(x)} index ${i} out of range [${-n}:${last}]`);
+}
+
+/** `r[i]` for a range with big bounds: exact bigint arithmetic. */
+function bigRangeIndex(r: Range, i: Value): Value {
+  const err = int32Error(i);
+  if (err !== undefined) throw new EvalError(`range index: ${err}`);
+  const n = r.bounds().length;
+  let k = BigInt(i as number);
+  if (k < 0n) k += n;
+  if (k < 0n || k >= n) throw outOfRange(i as number, n, r);
+  return r.at(k);
 }
 
 function toEvalError(e: unknown): unknown {
@@ -62,7 +75,7 @@ function isIndexable(x: Value): x is Value & StarlarkIndexable {
 }
 
 /** `x[i]`. */
-export function getIndex(_thread: Thread, x: Value, i: Value): Value {
+export function getIndex(thread: Thread, x: Value, i: Value): Value {
   let n: number;
   if (x instanceof List || x instanceof Tuple) {
     const elems = x.elems;
@@ -72,6 +85,7 @@ export function getIndex(_thread: Thread, x: Value, i: Value): Value {
     if (typeof i === "number" && i >= 0 && i < x.length) return x[i];
     n = x.length;
   } else if (x instanceof Dict) {
+    chargeKeyHash(thread, i);
     let v: Value | undefined;
     try {
       v = x.get(i);
@@ -83,6 +97,7 @@ export function getIndex(_thread: Thread, x: Value, i: Value): Value {
   } else if (x instanceof Bytes) {
     n = x.data.length;
   } else if (x instanceof Range) {
+    if (x.big !== undefined) return bigRangeIndex(x, i);
     n = x.length;
   } else if (isIndexable(x)) {
     n = x.starlarkLen();
@@ -102,7 +117,7 @@ export function getIndex(_thread: Thread, x: Value, i: Value): Value {
 }
 
 /** `x[i] = v`. */
-export function setIndex(_thread: Thread, x: Value, i: Value, v: Value): void {
+export function setIndex(thread: Thread, x: Value, i: Value, v: Value): void {
   if (x instanceof List) {
     const n = x.elems.length;
     const err = int32Error(i);
@@ -118,6 +133,7 @@ export function setIndex(_thread: Thread, x: Value, i: Value, v: Value): void {
   if (x instanceof Dict) {
     if (x.frozen) throw new EvalError("cannot insert into frozen hash table");
     if (x.itercount > 0) throw new EvalError("cannot insert into hash table during iteration");
+    chargeKeyHash(thread, i);
     try {
       x.setUnchecked(i, v);
     } catch (e) {
@@ -138,6 +154,35 @@ function sliceIndex(v: Value, n: number, what: string): number | undefined {
   return k < 0 ? k + n : k;
 }
 
+function bigSliceIndex(v: Value, n: bigint, what: string): bigint | undefined {
+  if (v === null) return undefined;
+  const err = int32Error(v);
+  if (err !== undefined) throw new EvalError(`invalid ${what}: ${err}`);
+  const k = BigInt(v as number);
+  return k < 0n ? k + n : k;
+}
+
+/** `r[lo:hi:step]` in exact arithmetic: the bounds of the result may leave the safe-integer range. */
+function sliceRange(r: Range, lo: Value, hi: Value, step: number): Range {
+  const b = r.bounds();
+  const n = b.length;
+  let start: bigint, end: bigint;
+  if (step > 0) {
+    start = bigSliceIndex(lo, n, "start index") ?? 0n;
+    start = start < 0n ? 0n : start > n ? n : start;
+    end = bigSliceIndex(hi, n, "end index") ?? n;
+    end = end < 0n ? 0n : end > n ? n : end;
+    if (end < start) end = start;
+  } else {
+    start = bigSliceIndex(lo, n, "start index") ?? n - 1n;
+    if (start >= n) start = n - 1n;
+    end = bigSliceIndex(hi, n, "end index") ?? -1n;
+    if (end < -1n) end = -1n;
+    if (start < end) start = end;
+  }
+  return new Range(b.start + b.step * start, b.start + b.step * end, b.step * BigInt(step));
+}
+
 /** `x[lo:hi:step]`; `null` (None) stands for an absent part. */
 export function slice(thread: Thread, x: Value, lo: Value, hi: Value, stepv: Value): Value {
   let n: number;
@@ -153,6 +198,7 @@ export function slice(thread: Thread, x: Value, lo: Value, hi: Value, stepv: Val
     step = stepv as number;
     if (step === 0) throw new EvalError("zero is not a valid slice step");
   }
+  if (x instanceof Range) return sliceRange(x, lo, hi, step);
   let start: number, end: number;
   if (step > 0) {
     start = sliceIndex(lo, n, "start index") ?? 0;
@@ -167,13 +213,12 @@ export function slice(thread: Thread, x: Value, lo: Value, hi: Value, stepv: Val
     if (end < -1) end = -1;
     if (start < end) start = end;
   }
-  if (x instanceof Range) {
-    return new Range(x.start + x.step * start, x.start + x.step * end, x.step * step);
-  }
   const count = step > 0 ? Math.ceil((end - start) / step) : Math.ceil((start - end) / -step);
   if (count >= 64) {
-    thread.charge(count >>> 3);
-    thread.allocate(x instanceof List || x instanceof Tuple ? 8 * count : count);
+    // A contiguous copy is native; a strided one is a JS loop (a step per element or byte).
+    const list = x instanceof List || x instanceof Tuple;
+    thread.charge(step === 1 ? (list ? count : count >>> 6) : list ? count : count >>> 1);
+    thread.allocate(list ? 8 * count : count);
   }
   if (typeof x === "string") return sliceString(x, start, end, step);
   if (x instanceof Bytes) return new Bytes(sliceString(x.data, start, end, step));
@@ -181,18 +226,25 @@ export function slice(thread: Thread, x: Value, lo: Value, hi: Value, stepv: Val
   let out: Value[];
   if (step === 1) out = elems.slice(start, end);
   else {
-    out = new Array<Value>(count);
-    for (let k = 0, i = start; k < count; k++, i += step) out[k] = elems[i];
+    out = [];
+    for (let k = 0, i = start; k < count; k++, i += step) out.push(elems[i]);
   }
   return x instanceof List ? new List(out) : new Tuple(out);
 }
 
 function sliceString(s: string, start: number, end: number, step: number): string {
   if (step === 1) return s.slice(start, end);
-  let out = "";
-  if (step > 0) { for (let i = start; i < end; i += step) out += s[i]; }
-  else for (let i = start; i > end; i += step) out += s[i];
-  return out;
+  const parts: string[] = [];
+  const codes: number[] = [];
+  for (let i = start; step > 0 ? i < end : i > end; i += step) {
+    codes.push(s.charCodeAt(i));
+    if (codes.length === 8192) {
+      parts.push(String.fromCharCode.apply(null, codes));
+      codes.length = 0;
+    }
+  }
+  parts.push(String.fromCharCode.apply(null, codes));
+  return parts.length === 1 ? parts[0] : parts.join("");
 }
 
 class ArrayIterator implements ValueIterator {
@@ -265,7 +317,10 @@ const pickSelf = (v: Value): Value => v;
 export function tryIterate(x: Value): ValueIterator | undefined {
   if (x instanceof List) return new ListIterator(x);
   if (x instanceof Tuple) return new ArrayIterator(x.elems);
-  if (x instanceof Dict) return new MapIterator(x, x.map.values(), pickKey);
+  if (x instanceof Dict) {
+    // Small dicts are stored compactly; a key snapshot keeps them so (mutation is refused meanwhile).
+    return x.size <= 8 ? new MapIterator(x, x.keys(), pickSelf) : new MapIterator(x, x.map.values(), pickKey);
+  }
   if (x instanceof StarSet) return new MapIterator(x, x.map.values(), pickSelf);
   if (x instanceof Range) return new RangeIterator(x);
   const it = (x as Partial<StarlarkIterable> | null)?.starlarkIterate;
@@ -284,7 +339,7 @@ export function iterate(x: Value): ValueIterator {
 export function len(x: Value): number {
   if (typeof x === "string") return x.length;
   if (x instanceof List || x instanceof Tuple) return x.elems.length;
-  if (x instanceof Dict || x instanceof StarSet) return x.map.size;
+  if (x instanceof Dict || x instanceof StarSet) return x.size;
   if (x instanceof Bytes) return x.data.length;
   if (x instanceof Range) return x.length;
   const l = (x as Partial<StarlarkSized> | null)?.starlarkLen;

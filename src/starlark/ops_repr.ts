@@ -31,8 +31,11 @@ const PLAIN_RE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * printable code points kept; `\a \b \f \n \r \t \v`; other controls as `\xHH`; other non-printable
  * code points as `\uHHHH`/`\UHHHHHHHH`; bytes of invalid UTF-8 as `\xHH`. `bytes` adds the `b` prefix.
  */
-export function quote(s: string, bytes = false): string {
+export function quote(s: string, bytes = false, thread?: Thread): string {
+  if (thread !== undefined && s.length >= 64) thread.charge(s.length >>> 6);
   if (PLAIN_RE.test(s)) return bytes ? 'b"' + s + '"' : '"' + s + '"';
+  // The escaping loop below runs in JS: a step per few bytes.
+  if (thread !== undefined && s.length >= 64) thread.charge(s.length >>> 2);
   let out = bytes ? 'b"' : '"';
   let start = 0;
   const n = s.length;
@@ -111,7 +114,7 @@ type Work = Value | Lit;
 export function repr(x: Value, thread?: Thread): string {
   switch (typeof x) {
     case "string":
-      return quote(x);
+      return quote(x, false, thread);
     case "number":
       return String(x);
     case "bigint":
@@ -189,6 +192,8 @@ class Path {
 
 /** How many items the printer handles between two budget checks. */
 const CHECK_EVERY = 256;
+/** Steps per item printed (a conversion to text and an append: 50–200 ns). */
+const STEPS_PER_ITEM = 8;
 
 function writeValue(root: Value, thread: Thread | undefined): string {
   let out = "";
@@ -204,11 +209,11 @@ function writeValue(root: Value, thread: Thread | undefined): string {
       continue;
     }
     if (thread !== undefined && ++items % CHECK_EVERY === 0) {
-      thread.charge(CHECK_EVERY / 8);
+      thread.charge(CHECK_EVERY * STEPS_PER_ITEM);
       thread.allocate(out.length - charged);
       charged = out.length;
     }
-    const s = scalarRepr(w);
+    const s = typeof w === "string" ? quote(w, false, thread) : scalarRepr(w);
     if (s !== undefined) {
       out += s;
       continue;
@@ -244,7 +249,7 @@ function writeValue(root: Value, thread: Thread | undefined): string {
       stack.push(CLOSE_SET);
       pushElems(stack, [...w.map.values()]);
     } else {
-      out += objectRepr(w);
+      out += objectRepr(w, thread);
     }
   }
   if (thread !== undefined) thread.allocate(out.length - charged);
@@ -258,12 +263,13 @@ function pushElems(stack: Work[], elems: readonly Value[]): void {
   }
 }
 
-function objectRepr(x: Value): string {
-  if (x instanceof Bytes) return quote(x.data, true);
+function objectRepr(x: Value, thread: Thread | undefined): string {
+  if (x instanceof Bytes) return quote(x.data, true, thread);
   if (x instanceof Range) {
-    if (x.step !== 1) return `range(${x.start}, ${x.stop}, ${x.step})`;
-    if (x.start !== 0) return `range(${x.start}, ${x.stop})`;
-    return `range(${x.stop})`;
+    const b = x.big ?? x; // bigints and safe integers both print in plain decimal
+    if (b.step !== 1 && b.step !== 1n) return `range(${b.start}, ${b.stop}, ${b.step})`;
+    if (b.start !== 0 && b.start !== 0n) return `range(${b.start}, ${b.stop})`;
+    return `range(${b.stop})`;
   }
   if (x instanceof Builtin) {
     return x.receiver !== undefined

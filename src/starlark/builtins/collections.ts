@@ -15,7 +15,7 @@ import {
   unpackPositional,
 } from "../args.ts";
 import { call } from "../call.ts";
-import { compare, compareValues, iterate, len } from "../ops.ts";
+import { compare, iterate, len } from "../ops.ts";
 import {
   Bytes,
   Dict,
@@ -27,11 +27,13 @@ import {
   StarSet,
   Tuple,
   typeName,
+  UnhashableError,
 } from "../value.ts";
 import type { Builtin, Kwargs, Thread, Value } from "../value.ts";
 import { transcodeUTF8 } from "../utf8.ts";
-import { lastSortError } from "./sort.ts";
-import { chargeBytes, collect, forEach, setInsert, SLOT_BYTES, updateDict } from "./util.ts";
+import { sortByKeys, sortKeys } from "./sort.ts";
+import { chargeTranscode, chargeTuples, collect, forEach, int64Arg, updateDict } from "./util.ts";
+import { chargeInserts, chargeKeyHash, HASH_POLL_MASK, SET_ENTRY_BYTES } from "../ops_bulk.ts";
 
 /** `bytes(x)`: from bytes, a string (invalid UTF-8 replaced) or an iterable of byte values. */
 export function bytesBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
@@ -40,7 +42,7 @@ export function bytesBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Val
   const x = args[0];
   if (x instanceof Bytes) return x;
   if (typeof x === "string") {
-    chargeBytes(thread, x.length);
+    chargeTranscode(thread, x);
     return new Bytes(transcodeUTF8(x));
   }
   if (isIterable(x)) {
@@ -81,11 +83,12 @@ export function enumerateBuiltin(thread: Thread, args: Value[], kwargs: Kwargs):
   const [x, start] = unpackPositional("enumerate", args, kwargs, 1, iterableArg, intArg);
   const s = start ?? 0;
   const elems = collect(thread, x as Value);
-  thread.allocate(elems.length * (2 * SLOT_BYTES + 16));
-  const out: Value[] = new Array(elems.length);
+  chargeTuples(thread, elems.length, 2);
+  const out: Value[] = [];
   for (let i = 0; i < elems.length; i++) {
     const k = s + i;
-    out[i] = new Tuple([Number.isSafeInteger(k) ? k : normInt(BigInt(s) + BigInt(i)), elems[i]]);
+    out.push(new Tuple([Number.isSafeInteger(k) ? k : normInt(BigInt(s) + BigInt(i)), elems[i]]));
+    if ((i & HASH_POLL_MASK) === HASH_POLL_MASK) thread.poll();
   }
   return new List(out);
 }
@@ -132,8 +135,8 @@ export function minmaxBuiltin(thread: Thread, args: Value[], kwargs: Kwargs, sel
 
 /** `range(stop)` / `range(start, stop, step=1)`: lazy. */
 export function rangeBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Value {
-  const [a, b, c] = unpackPositional("range", args, kwargs, 1, intArg, intArg, intArg);
-  let start = a as number, stop = b ?? 0;
+  const [a, b, c] = unpackPositional("range", args, kwargs, 1, int64Arg, int64Arg, int64Arg);
+  let start = a as number | bigint, stop = b ?? 0;
   const step = c ?? 1;
   if (args.length === 1) {
     stop = start;
@@ -155,30 +158,30 @@ export function setBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value
   const s = new StarSet();
   if (x !== undefined) {
     const n = len(x);
-    if (n > 0) thread.allocate(SLOT_BYTES * 2 * n);
-    forEach(thread, x, (v) => {
-      try {
-        setInsert(s, v);
-      } catch (e) {
-        if (e instanceof EvalError) throw new EvalError(`set: ${e.message}`);
-        throw e;
-      }
-    });
+    if (n > 0) chargeInserts(thread, n, n, SET_ENTRY_BYTES);
+    try {
+      forEach(thread, x, (v) => {
+        if (n < 0) chargeInserts(thread, 1, s.size, SET_ENTRY_BYTES);
+        chargeKeyHash(thread, v);
+        s.addUnchecked(v);
+      });
+    } catch (e) {
+      if (e instanceof UnhashableError) throw new EvalError(`set: ${e.message}`);
+      throw e;
+    }
   }
   return s;
 }
 
-/** A comparator of key indices; all-number and all-string keys avoid the generic comparison. */
-function keyComparator(keys: Value[], sign: number): (i: number, j: number) => number {
-  if (keys.every((k) => typeof k === "number")) {
-    const ks = keys as number[];
-    return (i, j) => sign * (ks[i] - ks[j]);
-  }
-  if (keys.every((k) => typeof k === "string")) {
-    const ks = keys as string[];
-    return (i, j) => (ks[i] < ks[j] ? -sign : ks[i] > ks[j] ? sign : 0);
-  }
-  return (i, j) => sign * compareValues(keys[i], keys[j]);
+/**
+ * Steps per comparison of a sort: numbers compare in a few ns, strings (short ones; long ones charge
+ * their bytes as they compare) and containers take longer.
+ */
+function comparisonSteps(keys: Value[]): number {
+  const k = keys[0];
+  if (typeof k === "number") return 2;
+  if (typeof k === "string") return 4;
+  return 6;
 }
 
 /** `sorted(iterable, key=None, reverse=False)`: a stable sort. */
@@ -193,22 +196,9 @@ export function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Va
   );
   const values = collect(thread, x as Value);
   const n = values.length;
-  if (n > 1) thread.charge(Math.ceil(n * Math.log2(n)));
-  const sign = reverse ? -1 : 1;
-  let keys = values;
-  if (key !== undefined) {
-    thread.allocate(SLOT_BYTES * n);
-    keys = values.map((v) => call(thread, key, [v], []));
-  }
-  const order = Array.from({ length: n }, (_, i) => i);
-  try {
-    order.sort(keyComparator(keys, sign));
-  } catch (e) {
-    // Report the same comparison error as the reference, whose sort order of comparisons differs.
-    if (e instanceof EvalError) throw lastSortError(thread, keys, reverse === true) ?? e;
-    throw e;
-  }
-  return new List(order.map((i) => values[i]));
+  const keys = key === undefined ? values : sortKeys(thread, values, key);
+  if (n > 1) thread.charge(Math.ceil(n * Math.log2(n) * comparisonSteps(keys)));
+  return new List(sortByKeys(thread, values, keys, reverse === true));
 }
 
 /** `tuple(iterable=?)`. */
@@ -234,7 +224,7 @@ export function zipBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value
       const n = len(seq);
       if (i === 0 || n < rows) rows = n; // any unknown length makes it unknown
     }
-    if (rows > 0) thread.allocate(rows * (SLOT_BYTES * (cols + 1) + 16));
+    if (rows > 0) chargeTuples(thread, rows, cols);
     const out: Value[] = [];
     if (cols === 0) return new List(out);
     for (;;) {
@@ -244,8 +234,8 @@ export function zipBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value
         if (v === undefined) return new List(out);
         row[j] = v;
       }
-      thread.charge(1);
-      if (rows < 0) thread.allocate(SLOT_BYTES * (cols + 1) + 16);
+      if (rows < 0) chargeTuples(thread, 1, cols);
+      else if ((out.length & HASH_POLL_MASK) === HASH_POLL_MASK) thread.poll();
       out.push(new Tuple(row));
     }
   } finally {

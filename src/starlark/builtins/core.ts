@@ -15,10 +15,10 @@ import {
   unpackPositional,
 } from "../args.ts";
 import { attrNames, getAttr, len, repr, str, truth } from "../ops.ts";
-import { Bytes, EvalError, List, typeName } from "../value.ts";
+import { Bytes, EvalError, List, Range, typeName } from "../value.ts";
 import type { Kwargs, Thread, Value } from "../value.ts";
 import { decodeRune, encodeRune, runeCount, runeOf, sizeOf, transcodeUTF8 } from "../utf8.ts";
-import { chargeBytes, displayString, forEach } from "./util.ts";
+import { chargeBytes, chargeTranscode, displayString, forEach } from "./util.ts";
 
 /** `all(iterable)`. */
 export function allBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
@@ -79,10 +79,10 @@ export function dirBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Valu
 }
 
 /** `fail(*args, sep=" ")`. */
-export function failBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Value {
+export function failBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [sep] = unpackArgs("fail", [], kwargs, ["sep?", stringArg]);
   const s = sep ?? " ";
-  throw new EvalError("fail: " + args.map((v) => displayString(v)).join(s));
+  throw new EvalError("fail: " + args.map((v) => displayString(v, false, thread)).join(s));
 }
 
 /** `getattr(x, name, default=?)`. */
@@ -140,12 +140,13 @@ export function fnv32a(s: string): number {
 /** `hash(x)` for strings and bytes. */
 export function hashBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [x] = unpackPositional("hash", args, kwargs, 1, anyArg) as [Value];
+  // Both hashes are byte loops written in JS: a step per 2 bytes.
   if (typeof x === "string") {
-    chargeBytes(thread, x.length);
+    thread.charge(1 + (x.length >>> 1));
     return javaStringHash(x);
   }
   if (x instanceof Bytes) {
-    chargeBytes(thread, x.data.length);
+    thread.charge(1 + (x.data.length >>> 1));
     return fnv32a(x.data);
   }
   throw new EvalError(`hash: got ${typeName(x)}, want string or bytes`);
@@ -154,6 +155,7 @@ export function hashBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Valu
 /** `len(x)`. */
 export function lenBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [x] = unpackPositional("len", args, kwargs, 1, anyArg) as [Value];
+  if (x instanceof Range) return x.exactLength; // beyond 2^53, len() of ops is only approximate
   const n = len(x);
   if (n < 0) throw new EvalError(`len: value of type ${typeName(x)} has no len`);
   return n;
@@ -185,16 +187,16 @@ export function ordBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Valu
  */
 export function printBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [sep] = unpackArgs("print", [], kwargs, ["sep?", stringArg]);
-  const msg = args.map((v) => displayString(v, true)).join(sep ?? " ");
+  const msg = args.map((v) => displayString(v, true, thread)).join(sep ?? " ");
   chargeBytes(thread, msg.length);
   thread.print(thread, msg);
   return null;
 }
 
 /** `repr(x)`. */
-export function reprBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Value {
+export function reprBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [x] = unpackPositional("repr", args, kwargs, 1, anyArg) as [Value];
-  return repr(x);
+  return repr(x, thread);
 }
 
 /** `str(x)`. */
@@ -204,10 +206,10 @@ export function strBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value
   const x = args[0];
   if (typeof x === "string") return x;
   if (x instanceof Bytes) {
-    chargeBytes(thread, x.data.length);
+    chargeTranscode(thread, x.data);
     return transcodeUTF8(x.data);
   }
-  return str(x);
+  return str(x, thread);
 }
 
 /** `type(x)`. */

@@ -1,16 +1,277 @@
 /**
- * Error reporting for `sorted` when elements are not mutually comparable.
+ * Sorting for `sorted`: a fast stable sort of precomputed keys, and the reproduction of the reference's
+ * error message when keys are not mutually comparable.
  *
- * The reference sorts with Go's `sort.Stable` (insertion-sorted blocks of 20, then SymMerge) and
+ * Fast path: when every key is an int, a float, a string, or a tuple of those with one kind per position,
+ * each key position is turned into dense integer ranks and the order is found by sorting numbers
+ * `rank * n + index` in a Float64Array (a native numeric sort, no JS comparator call per comparison; the
+ * index makes it stable). Tuples take one such pass per position, last position first. Any other keys
+ * use `Array.prototype.sort` (stable) with the generic three-way comparison.
+ *
+ * Errors: the reference sorts with Go's `sort.Stable` (insertion-sorted blocks of 20, then SymMerge) and
  * reports the error of the *last* failing comparison, treating failed comparisons as "not less".
  * Which pair fails last depends on that exact comparison sequence, so to reproduce the reference's
- * message we replay the same algorithm. This only runs after the fast native sort has failed.
+ * message we replay the same algorithm. This only runs after the fast sort has failed.
  *
  * @module
  */
-import { compare } from "../ops.ts";
-import { EvalError } from "../value.ts";
+import { compare, compareValues } from "../ops.ts";
+import { HASH_POLL_MASK, SLOT_BYTES } from "../ops_bulk.ts";
+import { callOne } from "../eval/calls.ts";
+import { EvalError, Float, Tuple } from "../value.ts";
 import type { Thread, Value } from "../value.ts";
+
+/**
+ * The sort keys of `values`: `key(v)` for each value, in order, charged as one slot per value. One-
+ * parameter Starlark functions and lambdas (the usual key) are called without an argument array.
+ *
+ * @throws {EvalError} an error of the key function.
+ */
+export function sortKeys(thread: Thread, values: readonly Value[], key: Value): Value[] {
+  thread.allocate(SLOT_BYTES * values.length);
+  const keys: Value[] = [];
+  for (let i = 0; i < values.length; i++) keys.push(callOne(thread, key, values[i]));
+  return keys;
+}
+
+/**
+ * Returns `values` reordered by `keys` (same length, `keys[i]` is the key of `values[i]`), ascending or,
+ * with `reverse`, descending; equal keys keep their original order. The caller charges the n·log n
+ * comparisons; comparisons of long strings or containers are charged here.
+ *
+ * @throws {EvalError} the reference's error when two keys that must be compared are not ordered.
+ */
+export function sortByKeys(
+  thread: Thread,
+  values: readonly Value[],
+  keys: readonly Value[],
+  reverse: boolean,
+): Value[] {
+  const n = keys.length;
+  const order = n < 2 ? null : rankOrder(thread, keys, reverse) ?? comparatorOrder(thread, keys, reverse);
+  const out: Value[] = [];
+  if (order === null) {
+    for (let i = 0; i < n; i++) out.push(values[i]);
+  } else {
+    for (let i = 0; i < n; i++) out.push(values[order[i]]);
+  }
+  return out;
+}
+
+/** The generic path: a stable comparison sort of indices; a failure is replayed for the reference's error. */
+function comparatorOrder(thread: Thread, keys: readonly Value[], reverse: boolean): number[] {
+  const n = keys.length;
+  const order: number[] = [];
+  for (let i = 0; i < n; i++) order.push(i);
+  const sign = reverse ? -1 : 1;
+  let comparisons = 0;
+  try {
+    order.sort((i, j) => {
+      // The comparisons were charged by the caller; poll the interrupt hook while a long sort runs.
+      if ((++comparisons & HASH_POLL_MASK) === 0) thread.poll();
+      return sign * compareValues(keys[i], keys[j], thread);
+    });
+  } catch (e) {
+    // Report the same comparison error as the reference, whose sequence of comparisons differs.
+    if (e instanceof EvalError) throw lastSortError(thread, keys, reverse) ?? e;
+    throw e;
+  }
+  return order;
+}
+
+/** Kinds of the values found at one key position. */
+const K_NONE = 0, K_INT = 1, K_NUM = 2, K_STR = 4, K_OTHER = 8;
+
+function kindOf(v: Value): number {
+  if (typeof v === "number") return K_INT;
+  if (typeof v === "string") return K_STR;
+  if (v instanceof Float) return Number.isNaN(v.value) ? K_OTHER : K_NUM;
+  return K_OTHER;
+}
+
+/** Whether one position holds values of a single comparable kind (ints and floats compare together). */
+function singleKind(kind: number): boolean {
+  return kind === K_STR || (kind !== K_NONE && kind === (kind & (K_INT | K_NUM)));
+}
+
+/**
+ * The sorted order by ranks, or `null` when the keys do not qualify (mixed kinds at one position,
+ * NaN, big ints, nested containers...): the generic path then sorts them or reports the error.
+ */
+function rankOrder(thread: Thread, keys: readonly Value[], reverse: boolean): Int32Array | null {
+  const n = keys.length;
+  const first = keys[0];
+  if (!(first instanceof Tuple)) {
+    let kind = K_NONE;
+    for (let i = 0; i < n; i++) kind |= kindOf(keys[i]);
+    if (!singleKind(kind)) return null;
+    return countingPass(null, rankColumn(thread, keys, -1, kind, reverse));
+  }
+  let width = 0;
+  for (let i = 0; i < n; i++) {
+    const k = keys[i];
+    if (!(k instanceof Tuple)) return null;
+    if (k.elems.length > width) width = k.elems.length;
+  }
+  // Check every position first: no sorting work is wasted on keys that will fall back.
+  const kinds: number[] = [];
+  for (let c = 0; c < width; c++) {
+    let kind = K_NONE;
+    for (let i = 0; i < n; i++) {
+      const e = (keys[i] as Tuple).elems;
+      if (c < e.length) kind |= kindOf(e[c]);
+    }
+    if (!singleKind(kind)) return null;
+    kinds.push(kind);
+  }
+  // Least significant position first; each pass is stable, so earlier positions take precedence.
+  let order: Int32Array | null = null; // all tuples empty (width 0): the generic path keeps them in order
+  for (let c = width - 1; c >= 0; c--) {
+    order = countingPass(order, rankColumn(thread, keys, c, kinds[c], reverse));
+  }
+  return order;
+}
+
+/**
+ * The values at position `c` of every key (the keys themselves when `c < 0`); `undefined` where a tuple
+ * is too short.
+ */
+function column(keys: readonly Value[], c: number): readonly (Value | undefined)[] {
+  if (c < 0) return keys;
+  const out: (Value | undefined)[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const e = (keys[i] as Tuple).elems;
+    out.push(c < e.length ? e[c] : undefined);
+  }
+  return out;
+}
+
+/** Ranks of the keys at one position: equal values have equal ranks, in the values' order; 0..max. */
+interface Ranks {
+  r: Int32Array;
+  max: number;
+}
+
+/**
+ * Ranks of position `c` of every key. A tuple too short to have position `c` ranks 0, below every
+ * value (a proper prefix sorts first). With `reverse` the ranks are mirrored (max - rank).
+ */
+function rankColumn(
+  thread: Thread,
+  keys: readonly Value[],
+  c: number,
+  kind: number,
+  reverse: boolean,
+): Ranks {
+  const col = column(keys, c);
+  const ranks = kind === K_STR
+    ? rankStrings(thread, col as readonly (string | undefined)[])
+    : kind === K_INT
+    ? rankInts(col as readonly (number | undefined)[])
+    : rankNumbers(col as readonly (number | Float | undefined)[]);
+  if (reverse) {
+    const r = ranks.r, max = ranks.max;
+    for (let i = 0; i < r.length; i++) r[i] = max - r[i];
+  }
+  return ranks;
+}
+
+function rankInts(col: readonly (number | undefined)[]): Ranks {
+  const n = col.length;
+  let min = Infinity, max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const v = col[i];
+    if (v === undefined) continue;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  // Ints in a narrow range: the offset from the minimum is already a rank.
+  if (max - min > 2 * n + 1024) return rankNumbers(col);
+  const r = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = col[i];
+    r[i] = v === undefined ? 0 : v - min + 1;
+  }
+  return { r, max: max - min + 1 };
+}
+
+function rankNumbers(col: readonly (number | Float | undefined)[]): Ranks {
+  const n = col.length;
+  const vals = new Float64Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const v = col[i];
+    if (v !== undefined) vals[m++] = typeof v === "number" ? v : v.value;
+  }
+  const sorted = vals.subarray(0, m).sort();
+  // Distinct values (-0 and 0 are one value, as they are equal).
+  let d = 0;
+  for (let i = 0; i < m; i++) if (d === 0 || sorted[i] !== sorted[d - 1]) sorted[d++] = sorted[i];
+  const r = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const e = col[i];
+    if (e === undefined) continue;
+    const v = typeof e === "number" ? e : e.value;
+    let lo = 0, hi = d - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid] < v) lo = mid + 1;
+      else hi = mid;
+    }
+    r[i] = lo + 1;
+  }
+  return { r, max: d };
+}
+
+function rankStrings(thread: Thread, col: readonly (string | undefined)[]): Ranks {
+  const n = col.length;
+  // First pass: number the distinct strings in order of appearance.
+  const ids = new Map<string, number>();
+  const uniq: string[] = [];
+  const r = new Int32Array(n);
+  let longBytes = 0;
+  for (let i = 0; i < n; i++) {
+    const v = col[i];
+    if (v === undefined) continue; // rank 0
+    let id = ids.get(v);
+    if (id === undefined) {
+      id = uniq.length;
+      ids.set(v, id);
+      uniq.push(v);
+      if (v.length >= 64) longBytes += v.length >>> 6;
+    }
+    r[i] = id;
+  }
+  // Each distinct string takes part in about log2(d) comparisons; long ones cost a step per 64 bytes.
+  if (longBytes > 0) thread.charge(longBytes * Math.ceil(Math.log2(uniq.length + 1)));
+  // Binary strings: JS's default order (by UTF-16 code unit) is the byte order Starlark defines.
+  const sorted = uniq.slice().sort();
+  const rankOfId = new Int32Array(uniq.length);
+  for (let j = 0; j < sorted.length; j++) rankOfId[ids.get(sorted[j])!] = j + 1;
+  for (let i = 0; i < n; i++) if (col[i] !== undefined) r[i] = rankOfId[r[i]];
+  return { r, max: uniq.length };
+}
+
+/**
+ * One stable counting-sort pass: reorders `order` (key indices; null for 0, 1, ..., n-1) by rank,
+ * keeping the order of equal ranks.
+ */
+function countingPass(order: Int32Array | null, ranks: Ranks): Int32Array {
+  const r = ranks.r, n = r.length;
+  const next = new Int32Array(ranks.max + 2);
+  for (let i = 0; i < n; i++) next[r[i] + 1]++;
+  for (let k = 1; k < next.length; k++) next[k] += next[k - 1];
+  const out = new Int32Array(n);
+  if (order === null) {
+    for (let i = 0; i < n; i++) out[next[r[i]]++] = i;
+  } else {
+    for (let p = 0; p < n; p++) {
+      const i = order[p];
+      out[next[r[i]]++] = i;
+    }
+  }
+  return out;
+}
 
 /**
  * Replays Go's stable sort over `keys` (reversed order when `reverse`) and returns the error of the

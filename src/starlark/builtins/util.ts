@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isIterable } from "../args.ts";
+import { ArgConversionError, isIterable, type Unpacker } from "../args.ts";
 import { iterate, len, repr } from "../ops.ts";
 import {
   Bytes,
@@ -18,13 +18,55 @@ import {
   UnhashableError,
 } from "../value.ts";
 import type { Kwargs, Thread, Value } from "../value.ts";
+import {
+  chargeInserts,
+  chargeKeyHash,
+  chargeSlots,
+  copyElems,
+  ENTRY_BYTES,
+  HASH_POLL_MASK,
+  insertSteps,
+  POLL_CHUNK,
+  SLOT_BYTES,
+} from "../ops_bulk.ts";
 
-/** Bytes charged per element slot when a built-in materialises a sequence. */
-export const SLOT_BYTES = 8;
+export { SLOT_BYTES };
+
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** Accepts an int in the signed 64-bit range (the reference's Go `int`), exactly: a bigint beyond ±2^53. */
+export const int64Arg: Unpacker<number | bigint> = (v: Value): number | bigint => {
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") {
+    if (v < INT64_MIN || v > INT64_MAX) {
+      throw new ArgConversionError(`${v} out of range (want value in signed 64-bit range)`);
+    }
+    return v;
+  }
+  throw new ArgConversionError(`got ${typeName(v)}, want int`);
+};
 
 /** Charges steps for scanning `bytes` bytes of string data (one step per 64 bytes, at least one). */
 export function chargeBytes(thread: Thread, bytes: number): void {
   thread.charge(1 + (bytes >>> 6));
+}
+
+/** Charges steps for a byte-by-byte (or rune-by-rune) loop written in JS over `s`: one step per 4 bytes. */
+export function chargeRunes(thread: Thread, s: string): void {
+  thread.charge(1 + (s.length >>> 2));
+}
+
+// deno-lint-ignore no-control-regex
+const ASCII_RE = /^[\x00-\x7f]*$/;
+
+/**
+ * Charges a UTF-8 validation or transcoding of `s`: ASCII text is recognised by a native scan (one step
+ * per 16 bytes); other text is decoded in JS (one more step per 4 bytes).
+ */
+export function chargeTranscode(thread: Thread, s: string): void {
+  thread.charge(1 + (s.length >>> 4));
+  if (s.length >= 64 && !ASCII_RE.test(s)) chargeRunes(thread, s);
 }
 
 /**
@@ -33,19 +75,20 @@ export function chargeBytes(thread: Thread, bytes: number): void {
  */
 export function collect(thread: Thread, x: Value): Value[] {
   if (x instanceof List || x instanceof Tuple) {
-    const n = x.elems.length;
-    thread.charge(n);
-    thread.allocate(SLOT_BYTES * n);
-    return x.elems.slice();
+    chargeSlots(thread, x.elems.length);
+    return copyElems(thread, x.elems);
   }
   if (x instanceof Range) {
     const n = x.length;
-    thread.charge(n);
-    thread.allocate(SLOT_BYTES * n);
-    const out: Value[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = x.at(i);
+    chargeSlots(thread, n);
+    const out: Value[] = [];
+    for (let i = 0; i < n; i++) {
+      out.push(x.at(i));
+      if ((i & (POLL_CHUNK - 1)) === POLL_CHUNK - 1) thread.poll();
+    }
     return out;
   }
+  // Other iterables step an iterator for each element: one step each.
   const n = len(x);
   if (n > 0) {
     thread.charge(n);
@@ -56,15 +99,27 @@ export function collect(thread: Thread, x: Value): Value[] {
   try {
     for (let v = it.next(); v !== undefined; v = it.next()) {
       out.push(v);
-      if (n < 0 && (out.length & 255) === 0) {
-        thread.charge(256);
-        thread.allocate(SLOT_BYTES * 256);
+      if ((out.length & 255) === 0) {
+        if (n < 0) {
+          thread.charge(256);
+          thread.allocate(SLOT_BYTES * 256);
+        } else if ((out.length & (POLL_CHUNK - 1)) === 0) thread.poll();
       }
     }
   } finally {
     it.done();
   }
   return out;
+}
+
+/** Steps per small tuple a built-in creates (two allocations and the element copies). */
+export const STEPS_PER_TUPLE = 5;
+
+/** Charges the creation of `n` tuples of `width` elements and a list slot for each. */
+export function chargeTuples(thread: Thread, n: number, width: number): void {
+  if (n <= 0) return;
+  thread.charge(n * (STEPS_PER_TUPLE + (width >> 1)));
+  thread.allocate(n * (SLOT_BYTES * (width + 1) + 32));
 }
 
 /**
@@ -128,12 +183,33 @@ export function updateDict(thread: Thread, d: Dict, args: Value[], kwargs: Kwarg
   if (args.length === 1) {
     const src = args[0];
     if (src instanceof Dict) {
-      thread.charge(src.size);
-      thread.allocate(2 * SLOT_BYTES * src.size);
-      for (const e of [...src.map.values()]) dictSet(d, e.key, e.value);
+      if (src.size > 0) {
+        checkHashMutable(d, "insert into");
+        chargeInserts(thread, src.size, d.size + src.size, ENTRY_BYTES);
+        let i = 0;
+        // A copy of the entries: `src` may be `d` itself.
+        for (const [k, e] of [...src.map]) {
+          const cur = d.map.get(k);
+          if (cur !== undefined) cur.value = e.value;
+          else d.map.set(k, { key: e.key, value: e.value });
+          if ((++i & HASH_POLL_MASK) === 0) thread.poll();
+        }
+      }
     } else {
       if (!isIterable(src)) throw new EvalError(`got ${typeName(src)}, want iterable`);
       forEach(thread, src, (pair, i) => {
+        // The insertion, and unpacking the pair.
+        thread.charge(insertSteps(d.size) + 2);
+        thread.allocate(ENTRY_BYTES);
+        if (pair instanceof Tuple || pair instanceof List) {
+          const e = pair.elems;
+          if (e.length !== 2) {
+            throw new EvalError(`dictionary update sequence element #${i} has length ${e.length}, want 2`);
+          }
+          chargeKeyHash(thread, e[0]);
+          dictSet(d, e[0], e[1]);
+          return;
+        }
         if (!isIterable(pair)) {
           throw new EvalError(`dictionary update sequence element #${i} is not iterable (${typeName(pair)})`);
         }
@@ -144,7 +220,6 @@ export function updateDict(thread: Thread, d: Dict, args: Value[], kwargs: Kwarg
           );
         }
         if (n !== 2) throw new EvalError(`dictionary update sequence element #${i} has length ${n}, want 2`);
-        thread.allocate(2 * SLOT_BYTES);
         const it = iterate(pair);
         try {
           const k = it.next() as Value;
@@ -172,10 +247,11 @@ export function updateDict(thread: Thread, d: Dict, args: Value[], kwargs: Kwarg
 /**
  * The text `print`, `fail` and `str.format` use for a value: strings as they are, everything else in
  * the reference's `String()` form, which is the `repr` (only strings and bytes differ between `str` and
- * `repr`). With `rawBytes`, bytes are written as their raw content (as `print` does).
+ * `repr`). With `rawBytes`, bytes are written as their raw content (as `print` does). With a thread, the
+ * printing is charged to its budgets.
  */
-export function displayString(v: Value, rawBytes = false): string {
+export function displayString(v: Value, rawBytes = false, thread?: Thread): string {
   if (typeof v === "string") return v;
   if (rawBytes && v instanceof Bytes) return v.data;
-  return repr(v);
+  return repr(v, thread);
 }

@@ -7,7 +7,7 @@
  */
 import { binary, truth, unary } from "../ops.ts";
 import type { BinaryOp, UnaryOp } from "../syntax/ast.ts";
-import { Float, type Thread, type Value } from "../value.ts";
+import { Dict, Float, type Thread, type Value } from "../value.ts";
 import { atPos } from "./errors.ts";
 import { type ExprFn, F_THREAD, type Pos } from "./function.ts";
 
@@ -116,44 +116,60 @@ export function binaryOp(op: BinaryOp, X: ExprFn, Y: ExprFn, pos: Pos): ExprFn {
       return (fr) => {
         const x = X(fr), y = Y(fr);
         if (typeof x === "number" && typeof y === "number") return x < y;
-        if (typeof x === "string" && typeof y === "string") return x < y;
+        if (typeof x === "string" && typeof y === "string" && (x.length < 64 || y.length < 64)) return x < y;
         return slowBinary(fr[F_THREAD] as Thread, "<", x, y, pos);
       };
     case "<=":
       return (fr) => {
         const x = X(fr), y = Y(fr);
         if (typeof x === "number" && typeof y === "number") return x <= y;
-        if (typeof x === "string" && typeof y === "string") return x <= y;
+        if (typeof x === "string" && typeof y === "string" && (x.length < 64 || y.length < 64)) return x <= y;
         return slowBinary(fr[F_THREAD] as Thread, "<=", x, y, pos);
       };
     case ">":
       return (fr) => {
         const x = X(fr), y = Y(fr);
         if (typeof x === "number" && typeof y === "number") return x > y;
-        if (typeof x === "string" && typeof y === "string") return x > y;
+        if (typeof x === "string" && typeof y === "string" && (x.length < 64 || y.length < 64)) return x > y;
         return slowBinary(fr[F_THREAD] as Thread, ">", x, y, pos);
       };
     case ">=":
       return (fr) => {
         const x = X(fr), y = Y(fr);
         if (typeof x === "number" && typeof y === "number") return x >= y;
-        if (typeof x === "string" && typeof y === "string") return x >= y;
+        if (typeof x === "string" && typeof y === "string" && (x.length < 64 || y.length < 64)) return x >= y;
         return slowBinary(fr[F_THREAD] as Thread, ">=", x, y, pos);
       };
     case "==":
       return (fr) => {
         const x = X(fr), y = Y(fr);
         if (typeof x === "number" && typeof y === "number") return x === y;
-        if (typeof x === "string" && typeof y === "string") return x === y;
+        if (typeof x === "string" && typeof y === "string" && (x.length < 64 || y.length < 64)) {
+          return x === y;
+        }
         return slowBinary(fr[F_THREAD] as Thread, "==", x, y, pos);
       };
     case "!=":
       return (fr) => {
         const x = X(fr), y = Y(fr);
         if (typeof x === "number" && typeof y === "number") return x !== y;
-        if (typeof x === "string" && typeof y === "string") return x !== y;
+        if (typeof x === "string" && typeof y === "string" && (x.length < 64 || y.length < 64)) {
+          return x !== y;
+        }
         return slowBinary(fr[F_THREAD] as Thread, "!=", x, y, pos);
       };
+    case "in":
+    case "not in": {
+      const want = op === "in";
+      return (fr) => {
+        const x = X(fr), y = Y(fr);
+        // Strings and ints are their own dict hash keys.
+        if (y instanceof Dict && (typeof x === "string" || typeof x === "number")) {
+          return (y.getByHash(x) !== undefined) === want;
+        }
+        return slowBinary(fr[F_THREAD] as Thread, op, x, y, pos);
+      };
+    }
     case "//":
     case "%":
     case "&":

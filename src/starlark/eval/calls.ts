@@ -98,6 +98,8 @@ export function runFunction(
     if (args !== undefined) bindArgs(fr, fn, args, kwargs ?? null);
     const cells = code.cellSlots;
     for (let i = 0; i < cells.length; i++) fr[cells[i]] = new Cell(fr[cells[i]] as Value | undefined);
+    const expr = code.expr;
+    if (expr !== null) return expr(fr);
     code.body(fr);
     return fr[F_RESULT] as Value;
   } catch (e) {
@@ -143,6 +145,26 @@ export function makeKwPlan(fn: StarFunction, npos: number, names: readonly strin
     defaulted.push(i);
   }
   return { slots, defaulted: Int32Array.from(defaulted), firstDefault };
+}
+
+/**
+ * Calls a callable value with one positional argument from a built-in (e.g. a `key` function): the
+ * common case of a one-parameter Starlark function or lambda binds its frame directly.
+ *
+ * @throws {EvalError} `invalid call of non-function (T)`, or any error of the call.
+ */
+export function callOne(th: Thread, f: Value, a: Value): Value {
+  if (f instanceof StarFunction) {
+    const code = f.code;
+    if (code.simple && code.numParams === 1) {
+      const fr = newFrame(code, th, f.module, f.freevars);
+      fr[F_LOCALS] = a;
+      return runFunction(th, f, fr, null);
+    }
+    return runFunction(th, f, newFrame(code, th, f.module, f.freevars), null, [a], null);
+  }
+  if (f instanceof Builtin) return callBuiltin(th, f, [a], NO_KWARGS, null);
+  throw new EvalError(`invalid call of non-function (${typeName(f)})`);
 }
 
 /** Calls a built-in, adding its frame to errors that leave it. */

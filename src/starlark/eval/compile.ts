@@ -12,7 +12,7 @@ import { MAX_NESTING } from "../resolve/resolve.ts";
 import type { DefStmt, Expr, File, FunctionScope, LambdaExpr, Param, Position, Stmt } from "../syntax/ast.ts";
 import { StarlarkSyntaxError, type Value } from "../value.ts";
 import { compileExpr } from "./compile_expr.ts";
-import { compileStmts, sequence } from "./compile_stmt.ts";
+import { compileStmts, returnedExpr, sequence } from "./compile_stmt.ts";
 import {
   type Cell,
   type DefaultValue,
@@ -116,6 +116,7 @@ export class Compiler {
     const list = compileStmts(this, body);
     code.body = sequence(list);
     code.bodySteps = 1 + list.length;
+    if (list.length === 1) code.expr = returnedExpr(list[0]) ?? null;
     this.scope = outerScope;
     this.pos = outerPos;
 

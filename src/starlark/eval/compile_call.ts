@@ -99,10 +99,10 @@ function spreadKwargs(th: Thread, v: Value, kw: Kwargs, site: Pos): Kwargs {
   if (!(v instanceof Dict)) throw errorAt(`argument after ** must be a mapping, not ${typeName(v)}`, site);
   if (v.size >= 8) th.charge(v.size >>> 3);
   th.allocate(16 * v.size);
-  for (const e of v.map.values()) {
-    if (typeof e.key !== "string") throw errorAt(`keywords must be strings, not ${typeName(e.key)}`, site);
-    kw.push([e.key, e.value]);
-  }
+  v.forEach((key, value) => {
+    if (typeof key !== "string") throw errorAt(`keywords must be strings, not ${typeName(key)}`, site);
+    kw.push([key, value]);
+  });
   return kw;
 }
 
@@ -124,6 +124,8 @@ export function compileCall(c: Compiler, e: CallExpr): ExprFn {
   if (code.named.length > 0) return keywordCall(F, code, site);
   // Positional only: Starlark functions whose parameters match get their frame filled directly.
   const P = code.pos;
+  const fn = e.fn.kind === "Ident" && e.fn.binding?.scope === "universal" ? e.fn.name : "";
+  if (fn === "len" && P.length === 1) return compileLen(c, P[0], site);
   switch (P.length) {
     case 0:
       return (fr) => {
@@ -188,6 +190,26 @@ export function compileCall(c: Compiler, e: CallExpr): ExprFn {
 }
 
 /**
+ * `len(x)` of the universal `len`: the common sizes are read inline (charged the step of a built-in
+ * call); other values go to the built-in.
+ */
+function compileLen(c: Compiler, A: ExprFn, site: Pos): ExprFn {
+  const len = c.settings.universe.get("len");
+  if (len === undefined) throw new Error("universal len has no value");
+  return (fr) => {
+    const a = A(fr);
+    const th = fr[F_THREAD] as Thread;
+    let n: number;
+    if (typeof a === "string") n = a.length;
+    else if (a instanceof List || a instanceof Tuple) n = a.elems.length;
+    else if (a instanceof Dict) n = a.size;
+    else return callValue(th, len, [a], null, site);
+    tick(th);
+    return n;
+  };
+}
+
+/**
  * A call with keyword arguments (no `*`/`**`). A monomorphic cache keyed by the callee's code holds the
  * binding plan, so repeated calls of the same function write arguments straight into its frame.
  */
@@ -232,23 +254,41 @@ function compileMethodCall(c: Compiler, e: CallExpr): ExprFn {
   c.setPos({ line: e.lparenLine, col: e.lparenCol });
   const site = c.pos;
   const P = code.pos;
+  // A per-site cache of the method for the last receiver type (strings by typeof, objects by class).
+  let cachedType: unknown = null;
+  let cached: MethodFn | undefined;
+  const method = (recv: Value): MethodFn | undefined => {
+    const t = typeof recv === "string" ? "string" : recv === null ? null : (recv as object).constructor;
+    if (t !== cachedType || t === null) {
+      cached = lookupMethod(recv, name);
+      cachedType = t;
+    }
+    return cached;
+  };
   if (code.named.length === 0 && code.star === undefined && code.starstar === undefined) {
+    const args: (fr: Frame) => Value[] = P.length === 0
+      ? () => []
+      : P.length === 1
+      ? (fr) => [P[0](fr)]
+      : P.length === 2
+      ? (fr) => [P[0](fr), P[1](fr)]
+      : (fr) => evalAll(P, fr);
     return (fr) => {
       const th = fr[F_THREAD] as Thread;
       const recv = X(fr);
-      const m = lookupMethod(recv, name);
+      const m = method(recv);
       if (m === undefined) {
         const f = attrAt(th, recv, name, dotPos);
-        return callValue(th, f, evalAll(P, fr), null, site);
+        return callValue(th, f, args(fr), null, site);
       }
-      return callMethod(th, m, recv, evalAll(P, fr), NO_KWARGS, name, site);
+      return callMethod(th, m, recv, args(fr), NO_KWARGS, name, site);
     };
   }
   const argsFn = generalArgs(code);
   return (fr) => {
     const th = fr[F_THREAD] as Thread;
     const recv = X(fr);
-    const m = lookupMethod(recv, name);
+    const m = method(recv);
     if (m === undefined) {
       const f = attrAt(th, recv, name, dotPos);
       const [args, kw] = argsFn(fr, site);

@@ -5,7 +5,8 @@
  * @module
  */
 import type { Comprehension, Expr } from "../syntax/ast.ts";
-import { Dict, List, type Thread, type Value } from "../value.ts";
+import { chargeKeyHash } from "../ops_bulk.ts";
+import { Dict, List, type Thread, Tuple, type Value } from "../value.ts";
 import { isTrue } from "./arith.ts";
 import type { Compiler } from "./compile.ts";
 import { compileExpr } from "./compile_expr.ts";
@@ -13,11 +14,14 @@ import { compileAssign } from "./compile_stmt.ts";
 import { atPos } from "./errors.ts";
 import { type ExprFn, F_THREAD, type Frame, NORMAL, type Pos } from "./function.ts";
 import { runLoop, type Step } from "./loops.ts";
+import { type PairPlan, Pairs, planPairLoop } from "./pairs.ts";
+import { chargeSteps } from "./calls.ts";
 
 type Clause = (fr: Frame, acc: unknown) => void;
 
 type Part =
   | { kind: "for"; X: ExprFn; pos: Pos; set: (fr: Frame, v: Value) => void }
+  | { kind: "pairs"; plan: PairPlan; pos: Pos; set: (fr: Frame, v: Value) => void }
   | { kind: "if"; C: ExprFn };
 
 /** Compiles a comprehension. */
@@ -26,6 +30,13 @@ export function compileComprehension(c: Compiler, e: Comprehension): ExprFn {
   const parts: Part[] = [];
   for (const clause of e.clauses) {
     if (clause.kind === "ForClause") {
+      const plan = planPairLoop(c, clause.x, clause.vars);
+      if (plan !== undefined) {
+        c.setPos(clause);
+        const pos = c.pos;
+        parts.push({ kind: "pairs", plan, pos, set: compileAssign(c, pos, clause.vars) });
+        continue;
+      }
       const X = compileExpr(c, clause.x);
       c.setPos(clause);
       const pos = c.pos;
@@ -47,6 +58,7 @@ export function compileComprehension(c: Compiler, e: Comprehension): ExprFn {
       const d = acc as Dict;
       const before = d.size;
       try {
+        if (k instanceof Tuple) chargeKeyHash(fr[F_THREAD] as Thread, k);
         d.setUnchecked(k, v);
       } catch (err) {
         throw atPos(err, pos);
@@ -69,6 +81,8 @@ export function compileComprehension(c: Compiler, e: Comprehension): ExprFn {
       inner = (fr, acc) => {
         if (isTrue(C(fr))) next(fr, acc);
       };
+    } else if (p.kind === "pairs") {
+      inner = pairClause(p.plan, p.pos, p.set, next);
     } else {
       const { X, pos, set } = p;
       // Like a for statement: one step for the iteration, one for evaluating what it leads to.
@@ -95,5 +109,31 @@ export function compileComprehension(c: Compiler, e: Comprehension): ExprFn {
     const acc: Value[] = [];
     run(fr, acc);
     return new List(acc);
+  };
+}
+
+/** A `for a, b in enumerate(...)` / `zip(...)` clause (see pairs.ts). */
+function pairClause(plan: PairPlan, pos: Pos, set: (fr: Frame, v: Value) => void, next: Clause): Clause {
+  const { source, setA, setB } = plan;
+  const weight = 2; // as runLoop charges a clause: the iteration and what it leads to
+  const step: Step = (fr, v, acc) => {
+    set(fr, v);
+    next(fr, acc);
+    return NORMAL;
+  };
+  return (fr, acc) => {
+    const th = fr[F_THREAD] as Thread;
+    const src = source(fr);
+    if (!(src instanceof Pairs)) {
+      runLoop(th, src, pos, fr, step, acc, weight);
+      return;
+    }
+    const left = src.left, right = src.right, n = src.n;
+    for (let i = 0; i < n; i++) {
+      chargeSteps(th, weight);
+      setA(fr, left === null ? i : left[i]);
+      setB(fr, right[i]);
+      next(fr, acc);
+    }
   };
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { getAttr, getIndex, repr, slice } from "../ops.ts";
+import { chargeKeyHash } from "../ops_bulk.ts";
 import type {
   BinaryExpr,
   Comprehension,
@@ -15,7 +16,7 @@ import type {
   TupleExpr,
 } from "../syntax/ast.ts";
 import { Bytes, Dict, EMPTY_TUPLE, Float, List, type Thread, Tuple, type Value } from "../value.ts";
-import { binaryOp, isTrue, unaryOp } from "./arith.ts";
+import { binaryOp, isTrue, slowBinary, unaryOp } from "./arith.ts";
 import { compileCall } from "./compile_call.ts";
 import { compileComprehension } from "./compile_comp.ts";
 import type { Compiler } from "./compile.ts";
@@ -68,20 +69,8 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
       const pos = c.pos;
       return (fr) => {
         const x = X(fr), i = I(fr);
-        if (typeof i === "number") {
-          if (x instanceof List || x instanceof Tuple) {
-            const a = x.elems;
-            const j = i < 0 ? i + a.length : i;
-            if (j >= 0 && j < a.length) return a[j];
-          } else if (x instanceof Dict) {
-            const en = x.map.get(i); // an int's hash key is the int itself
-            if (en !== undefined) return en.value;
-          }
-        } else if (typeof i === "string" && x instanceof Dict) {
-          const en = x.map.get(i); // so is a string's
-          if (en !== undefined) return en.value;
-        }
-        return indexAt(fr[F_THREAD] as Thread, x, i, pos);
+        const v = quickIndex(x, i);
+        return v !== undefined ? v : indexAt(fr[F_THREAD] as Thread, x, i, pos);
       };
     }
     case "SliceExpr": {
@@ -126,6 +115,25 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
         result: e.body,
       }]);
   }
+}
+
+/**
+ * `x[i]` for the common cases that cannot fail (an in-range index of a list or tuple, a present string
+ * or int key of a dict); `undefined` otherwise.
+ */
+export function quickIndex(x: Value, i: Value): Value | undefined {
+  if (typeof i === "number") {
+    if (x instanceof List || x instanceof Tuple) {
+      const a = x.elems;
+      const j = i < 0 ? i + a.length : i;
+      if (j >= 0 && j < a.length) return a[j];
+    } else if (x instanceof Dict) {
+      return x.getByHash(i); // an int's hash key is the int itself
+    }
+  } else if (typeof i === "string" && x instanceof Dict) {
+    return x.getByHash(i); // so is a string's
+  }
+  return undefined;
 }
 
 /** `x[i]` through ops, with errors at `pos`. */
@@ -308,6 +316,10 @@ function compileDict(c: Compiler, entries: DictEntryNode[]): ExprFn {
     c.setPos({ line: en.colonLine, col: en.colonCol });
     return { K, V, pos: c.pos };
   });
+  // Distinct string or int literal keys (the usual record literal): each is its own hash key, no key
+  // can clash or fail, so the entries go straight into the map.
+  const consts = constantKeys(entries);
+  if (consts !== undefined) return constantKeyDict(consts, parts.map((p) => p.V));
   return (fr) => {
     const d = new Dict();
     for (let i = 0; i < parts.length; i++) {
@@ -315,6 +327,7 @@ function compileDict(c: Compiler, entries: DictEntryNode[]): ExprFn {
       const k = p.K(fr), v = p.V(fr);
       const before = d.size;
       try {
+        if (k instanceof Tuple) chargeKeyHash(fr[F_THREAD] as Thread, k);
         d.setUnchecked(k, v);
       } catch (err) {
         throw atPos(err, p.pos);
@@ -323,6 +336,69 @@ function compileDict(c: Compiler, entries: DictEntryNode[]): ExprFn {
     }
     return d;
   };
+}
+
+/**
+ * A dict display with distinct constant keys: its entries are built as one array of exactly the right
+ * size (array literals for the usual small records) and handed to the dict.
+ */
+function constantKeyDict(keys: (string | number)[], vals: ExprFn[]): ExprFn {
+  const make = (triples: Value[]): Dict => {
+    const d = new Dict();
+    d.initEntries(triples);
+    return d;
+  };
+  switch (keys.length) {
+    case 1: {
+      const [k0] = keys, [V0] = vals;
+      return (fr) => make([k0, k0, V0(fr)]);
+    }
+    case 2: {
+      const [k0, k1] = keys, [V0, V1] = vals;
+      return (fr) => {
+        const v0 = V0(fr);
+        return make([k0, k0, v0, k1, k1, V1(fr)]);
+      };
+    }
+    case 3: {
+      const [k0, k1, k2] = keys, [V0, V1, V2] = vals;
+      return (fr) => {
+        const v0 = V0(fr), v1 = V1(fr);
+        return make([k0, k0, v0, k1, k1, v1, k2, k2, V2(fr)]);
+      };
+    }
+    case 4: {
+      const [k0, k1, k2, k3] = keys, [V0, V1, V2, V3] = vals;
+      return (fr) => {
+        const v0 = V0(fr), v1 = V1(fr), v2 = V2(fr);
+        return make([k0, k0, v0, k1, k1, v1, k2, k2, v2, k3, k3, V3(fr)]);
+      };
+    }
+  }
+  const n = keys.length;
+  return (fr) => {
+    const triples: Value[] = [];
+    for (let i = 0; i < n; i++) {
+      const k = keys[i];
+      triples.push(k, k, vals[i](fr));
+    }
+    return make(triples);
+  };
+}
+
+/** The keys of a dict display when all are distinct string or int literals, else undefined. */
+function constantKeys(entries: DictEntryNode[]): (string | number)[] | undefined {
+  const keys: (string | number)[] = [];
+  for (const en of entries) {
+    let k = en.key;
+    while (k.kind === "ParenExpr") k = k.x;
+    if (k.kind !== "Literal" || (k.type !== "string" && k.type !== "int")) return undefined;
+    const v = k.value;
+    if (typeof v !== "string" && typeof v !== "number") return undefined; // big ints
+    if (keys.includes(v)) return undefined; // the general path reports the duplicate
+    keys.push(v);
+  }
+  return keys;
 }
 
 // ---------------------------------------------------------------------------
@@ -346,12 +422,80 @@ function compileBinary(c: Compiler, e: BinaryExpr): ExprFn {
     }
     case "+":
       return compilePlus(c, e);
+    case "%": {
+      const X = compileExpr(c, e.x), Y = compileExpr(c, e.y);
+      c.setPos({ line: e.opLine, col: e.opCol });
+      const f = unparen(e.x);
+      if (f.kind === "Literal" && f.type === "string" && (f.value as string).length < 64) {
+        return compileFormat(f.value as string, Y, c.pos) ?? binaryOp("%", X, Y, c.pos);
+      }
+      return binaryOp("%", X, Y, c.pos);
+    }
     default: {
       const X = compileExpr(c, e.x), Y = compileExpr(c, e.y);
       c.setPos({ line: e.opLine, col: e.opCol });
       return binaryOp(e.op, X, Y, c.pos);
     }
   }
+}
+
+/** Steps ops.binary charges for `format % args` with a format shorter than 64 bytes. */
+const FORMAT_STEPS = 6;
+
+/**
+ * `"literal format" % args` with the format parsed once: when every conversion is `%s`, `%d`, `%i` or
+ * `%r` of a string or int that renders as itself (and the argument count is right), the result is built
+ * directly, charged like ops.binary charges it; anything else (including every error) goes to ops.binary.
+ * Returns undefined when the format has other conversions.
+ */
+function compileFormat(format: string, Y: ExprFn, pos: Pos): ExprFn | undefined {
+  const lits: string[] = [];
+  const convs: string[] = [];
+  let lit = "";
+  for (let i = 0; i < format.length; i++) {
+    const ch = format[i];
+    if (ch !== "%") {
+      lit += ch;
+      continue;
+    }
+    const conv = format[++i];
+    if (conv === "%") {
+      lit += "%";
+    } else if (conv === "s" || conv === "d" || conv === "i" || conv === "r") {
+      lits.push(lit);
+      convs.push(conv);
+      lit = "";
+    } else {
+      return undefined; // other conversions, %(key)s, or an incomplete format
+    }
+  }
+  lits.push(lit);
+  const n = convs.length;
+  if (n === 0) return undefined;
+  return (fr) => {
+    const y = Y(fr);
+    let args: readonly Value[] | undefined;
+    if (y instanceof Tuple) {
+      if (y.elems.length === n) args = y.elems;
+    } else if (n === 1) {
+      args = [y];
+    }
+    if (args !== undefined) {
+      let out = lits[0];
+      for (let i = 0; i < n; i++) {
+        const a = args[i];
+        if (typeof a === "number") out += String(a);
+        else if (typeof a === "string" && convs[i] === "s") out += a;
+        else return slowBinary(fr[F_THREAD] as Thread, "%", format, y, pos);
+        out += lits[i + 1];
+      }
+      const th = fr[F_THREAD] as Thread;
+      th.charge(FORMAT_STEPS);
+      th.allocate(out.length);
+      return out;
+    }
+    return slowBinary(fr[F_THREAD] as Thread, "%", format, y, pos);
+  };
 }
 
 interface Summand {

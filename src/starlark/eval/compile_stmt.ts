@@ -7,7 +7,8 @@
  * @module
  */
 import { binary, iterate, setIndex, withSpellingHint } from "../ops.ts";
-import type { AssignStmt, BinaryOp, Expr, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
+import { extendList } from "../ops_bulk.ts";
+import type { AssignStmt, BinaryOp, Expr, ForStmt, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
 import {
   checkMutable,
   Dict,
@@ -24,11 +25,13 @@ import { nearest } from "../resolve/spell.ts";
 import { fastIntOp, isTrue } from "./arith.ts";
 import { chargeSteps, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
-import { attrAt, compileExpr, compileSetter, indexAt } from "./compile_expr.ts";
+import { attrAt, compileExpr, compileSetter, indexAt, quickIndex } from "./compile_expr.ts";
 import { atPos, errorAt } from "./errors.ts";
+import { type PairPlan, Pairs, planPairLoop } from "./pairs.ts";
 import {
   BREAK,
   CONTINUE,
+  type ExprFn,
   F_LOCALS,
   F_RESULT,
   F_THREAD,
@@ -39,6 +42,14 @@ import {
   type StmtFn,
 } from "./function.ts";
 import { runLoop, type Step, unpack } from "./loops.ts";
+
+/** The expression of each compiled `return EXPR` statement, so that a function made of one can run it directly. */
+const returnedExprs = new WeakMap<StmtFn, ExprFn>();
+
+/** The expression of a compiled `return EXPR` statement, or undefined for any other statement. */
+export function returnedExpr(s: StmtFn): ExprFn | undefined {
+  return returnedExprs.get(s);
+}
 
 /** A compiled assignment target. */
 export type Setter = (fr: Frame, v: Value) => void;
@@ -141,6 +152,8 @@ function compileStmtInner(c: Compiler, s: Stmt): StmtFn | undefined {
       };
     }
     case "ForStmt": {
+      const plan = planPairLoop(c, s.x, s.vars);
+      if (plan !== undefined) return compilePairFor(c, s, plan);
       const X = compileExpr(c, s.x);
       c.setPos(s);
       const pos = c.pos;
@@ -188,14 +201,48 @@ function compileStmtInner(c: Compiler, s: Stmt): StmtFn | undefined {
         };
       }
       const X = compileExpr(c, s.result);
-      return (fr) => {
+      const ret: StmtFn = (fr) => {
         fr[F_RESULT] = X(fr);
         return RETURN;
       };
+      returnedExprs.set(ret, X);
+      return ret;
     }
     case "LoadStmt":
       return compileLoad(c, s);
   }
+}
+
+/** A `for` over `enumerate`/`zip` unpacked into two names (see pairs.ts). */
+function compilePairFor(c: Compiler, s: ForStmt, plan: PairPlan): StmtFn {
+  c.setPos(s);
+  const pos = c.pos;
+  const set = compileAssign(c, pos, s.vars);
+  const body = compileStmts(c, s.body);
+  const B = sequence(body);
+  const weight = 1 + body.length;
+  const { source, setA, setB } = plan;
+  const step: Step = (fr, v) => {
+    set(fr, v);
+    return B(fr);
+  };
+  return (fr) => {
+    const th = fr[F_THREAD] as Thread;
+    const src = source(fr);
+    if (!(src instanceof Pairs)) return runLoop(th, src, pos, fr, step, null, weight);
+    const left = src.left, right = src.right, n = src.n;
+    for (let i = 0; i < n; i++) {
+      chargeSteps(th, weight);
+      setA(fr, left === null ? i : left[i]);
+      setB(fr, right[i]);
+      const r = B(fr);
+      if (r !== NORMAL) {
+        if (r === BREAK) break;
+        if (r === RETURN) return RETURN;
+      }
+    }
+    return NORMAL;
+  };
 }
 
 function unparen(e: Expr): Expr {
@@ -236,8 +283,10 @@ export function compileAssign(c: Compiler, pos: Position, lhs: Expr): Setter {
       const upos = c.pos;
       const n = lhs.list.length;
       const sets = lhs.list.map((x) => compileAssign(c, pos, x));
+      // Only element or field targets can observe the source list while it is being unpacked.
+      const copy = lhs.list.some((x) => unparen(x).kind !== "Ident");
       return (fr, v) => {
-        const vals = unpack(v, n, upos);
+        const vals = unpack(v, n, upos, copy);
         for (let i = 0; i < n; i++) sets[i](fr, vals[i]);
       };
     }
@@ -278,13 +327,7 @@ function setIndexAt(th: Thread, x: Value, i: Value, v: Value, pos: Pos): void {
   } else if (x instanceof Dict) {
     if ((typeof i === "string" || typeof i === "number") && !x.frozen && x.itercount === 0) {
       // Strings and ints are their own hash keys.
-      const en = x.map.get(i);
-      if (en !== undefined) {
-        en.value = v;
-      } else {
-        th.allocate(DICT_ENTRY_BYTES);
-        x.map.set(i, { key: i, value: v });
-      }
+      if (x.setByHash(i, i, v)) th.allocate(DICT_ENTRY_BYTES);
       return;
     }
     const before = x.size;
@@ -332,22 +375,22 @@ function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos):
       let elems: Value[] | undefined;
       if (y instanceof List || y instanceof Tuple) {
         elems = y.elems;
-        th.allocate(8 * elems.length);
-        if (elems.length >= 8) th.charge(elems.length >>> 3);
       } else if (typeof y === "object" && y !== null) {
         elems = tryCollect(th, y);
       }
       if (elems !== undefined) {
         checkMutable(x, "apply += to");
-        const n = elems.length; // y may be x itself
-        for (let i = 0; i < n; i++) x.elems.push(elems[i]);
+        // Charges and polls before copying, like list.extend (y may be x itself).
+        extendList(th, x, elems);
         return x;
       }
     } else if (op === "|" && x instanceof Dict && y instanceof Dict) {
       checkMutable(x, "apply |= to");
       th.allocate(48 * y.size);
       if (y.size >= 8) th.charge(y.size >>> 3);
-      for (const e of [...y.map.values()]) x.setUnchecked(e.key, e.value);
+      const kvs: Value[] = []; // a snapshot: x and y may be the same dict
+      y.forEach((k, v) => kvs.push(k, v));
+      for (let i = 0; i < kvs.length; i += 2) x.setUnchecked(kvs[i], kvs[i + 1]);
       return x;
     }
     return binary(th, op, x, y);
@@ -415,7 +458,8 @@ function compileAugmented(c: Compiler, s: AssignStmt): StmtFn {
       return (fr) => {
         const th = fr[F_THREAD] as Thread;
         const x = X(fr), i = I(fr);
-        const old = indexAt(th, x, i, ipos);
+        const q = quickIndex(x, i);
+        const old = q !== undefined ? q : indexAt(th, x, i, ipos);
         const y = R(fr);
         let z: Value | undefined;
         if (typeof old === "number" && typeof y === "number") z = fastIntOp(op, old, y);

@@ -102,6 +102,11 @@ export class FuncCode {
   readonly recursion: boolean;
   /** Compiled body (set once compiled); it does not charge its own top-level statements. */
   body: StmtFn;
+  /**
+   * When the body is a single `return EXPR`: EXPR, which a call evaluates directly (same steps, same
+   * errors, one closure call less).
+   */
+  expr: ExprFn | null = null;
   /** Steps charged per call: one for the call plus one per top-level statement of the body. */
   bodySteps = 1;
   /** Number of active calls (used to detect recursion). */

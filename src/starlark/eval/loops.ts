@@ -53,7 +53,8 @@ export function runLoop(
     }
     return NORMAL;
   }
-  if (x instanceof Range) {
+  // Ranges with bounds beyond 2^53 keep exact bigint bounds; they take the generic iterator below.
+  if (x instanceof Range && x.big === undefined) {
     const n = x.length, start = x.start, st = x.step;
     for (let i = 0; i < n; i++) {
       chargeSteps(th, weight);
@@ -93,11 +94,15 @@ export function runLoop(
   return NORMAL;
 }
 
-/** Unpacks `v` into exactly `n` values for `a, b = v`; errors are located at `pos`. */
-export function unpack(v: Value, n: number, pos: Pos): Value[] {
+/**
+ * Unpacks `v` into exactly `n` values for `a, b = v`; errors are located at `pos`. The result may be
+ * the elements of `v` itself, unless `copyList` asks for a copy of a list's elements (needed when
+ * assigning them can modify the list, as in `x[1], x[0] = x`).
+ */
+export function unpack(v: Value, n: number, pos: Pos, copyList = true): Value[] {
   if (v instanceof Tuple || v instanceof List) {
     const a = v.elems;
-    if (a.length === n) return v instanceof List ? a.slice() : a;
+    if (a.length === n) return copyList && v instanceof List ? a.slice() : a;
     if (a.length > n) throw errorAt(`too many values to unpack (got ${a.length}, want ${n})`, pos);
     throw errorAt(`too few values to unpack (got ${a.length}, want ${n})`, pos);
   }

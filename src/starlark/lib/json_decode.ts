@@ -35,19 +35,19 @@ export class DecodeFailure extends Error {
   }
 }
 
-/** An array or object being parsed. */
-interface DecodeFrame {
-  list: Value[] | undefined;
-  dict: Dict | undefined;
-  /** Key whose value is being parsed; undefined while the key itself is being parsed. */
-  key: string | undefined;
-}
-
 // The float syntax Go's strconv.ParseFloat accepts, restricted to the characters the scanner collects.
 const FLOAT_RE = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** Memory is charged in batches of about this many bytes (and at the end). */
 const ALLOC_BATCH = 65536;
+
+/** Steps per value parsed (scanning, converting and storing it), on top of the bytes of the text. */
+const STEPS_PER_VALUE = 3;
+/** Values parsed between two charges (each charge may poll the interrupt hook). */
+const VALUES_PER_CHARGE = 1024;
+
+// Object keys that are their own JSON text (see Decoder.parseKey).
+const PLAIN_KEY_RE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /**
  * Parses a JSON document exactly like the reference's `json.decode`, iteratively (the reference recurses).
@@ -57,6 +57,12 @@ export class Decoder {
   private i = 0;
   private readonly n: number;
   private pending = 0;
+  /** Values parsed and not yet charged. */
+  private values = 0;
+  /** Per nesting level: the keys of the last object seen there, by position (null: not reusable). */
+  private readonly prevKeys: ((string | null)[] | undefined)[] = [];
+  /** Per nesting level: the position of the next key in the object being parsed. */
+  private readonly keyPos: number[] = [];
 
   /** A decoder of the document `s` (a binary string), charging `thread`. */
   constructor(private readonly thread: Thread, private readonly s: string) {
@@ -106,14 +112,25 @@ export class Decoder {
    */
   decode(): Value {
     const s = this.s;
-    const stack: DecodeFrame[] = [];
+    // The containers being parsed, in parallel arrays rather than frame objects: for a list, where its
+    // elements start on the shared `elems` stack (they are copied into an exact-size array when it
+    // closes); for a dict, the dict and the key whose value is being parsed (undefined while the key
+    // itself is being parsed).
+    const elems: Value[] = [];
+    const starts: number[] = [];
+    const dicts: (Dict | undefined)[] = [];
+    const keys: (string | undefined)[] = [];
+    let depth = 0;
     for (;;) {
       // Parse one value starting at i; containers push a frame and loop back for their first child.
       let v: Value = null;
       const b = this.next();
+      if (++this.values >= VALUES_PER_CHARGE) this.chargeValues();
       switch (b) {
         case 0x22: // "
-          v = this.parseString();
+          v = depth > 0 && keys[depth - 1] === undefined && dicts[depth - 1] !== undefined
+            ? this.parseKey(depth - 1)
+            : this.parseString();
           break;
         case 0x6e: // n
         case 0x74: // t
@@ -127,7 +144,7 @@ export class Decoder {
         case 0x5b: // [
         case 0x7b: { // {
           // Like Go's encoding/json, empty containers count towards the depth too.
-          if (stack.length >= MAX_DECODE_NESTING) {
+          if (depth >= MAX_DECODE_NESTING) {
             throw new ResourceError(
               "depth",
               `json.decode: at offset ${this.i}, nesting exceeds the maximum depth of ${MAX_DECODE_NESTING}`,
@@ -141,11 +158,11 @@ export class Decoder {
             v = b === 0x5b ? new List([]) : new Dict();
             break;
           }
-          stack.push(
-            b === 0x5b
-              ? { list: [], dict: undefined, key: undefined }
-              : { list: undefined, dict: new Dict(), key: undefined },
-          );
+          starts[depth] = elems.length;
+          dicts[depth] = b === 0x5b ? undefined : new Dict();
+          keys[depth] = undefined;
+          this.keyPos[depth] = 0;
+          depth++;
           continue;
         }
         default:
@@ -154,17 +171,19 @@ export class Decoder {
       }
       // Hand the value to the enclosing containers, closing those that end here.
       for (;;) {
-        const top = stack[stack.length - 1];
-        if (top === undefined) {
+        if (depth === 0) {
           if (this.skipSpace()) {
             this.fail(`unexpected character ${quoteByte(s.charCodeAt(this.i))} after value`);
           }
+          this.chargeValues();
           this.thread.allocate(this.pending);
           this.pending = 0;
           return v;
         }
-        if (top.list !== undefined) {
-          top.list.push(v);
+        const top = depth - 1;
+        const dict = dicts[top];
+        if (dict === undefined) {
+          elems.push(v);
           const c = this.next();
           if (c === 0x2c) {
             this.i++;
@@ -172,25 +191,26 @@ export class Decoder {
           }
           if (c !== 0x5d) this.fail(`got ${quoteByte(c)}, want ',' or ']'`);
           this.i++;
-          stack.pop();
-          this.alloc(VALUE_BYTES * 2 + 8 * top.list.length);
-          v = new List(top.list);
+          depth--;
+          const start = starts[top];
+          const list = elems.slice(start);
+          elems.length = start;
+          this.alloc(VALUE_BYTES * 2 + 8 * list.length);
+          v = new List(list);
           continue;
         }
-        const dict = top.dict!;
-        if (top.key === undefined) {
+        const key = keys[top];
+        if (key === undefined) {
           if (typeof v !== "string") this.fail(`got ${typeName(v)} for object key, want string`);
           const c = this.next();
           if (c !== 0x3a) this.fail(`after object key, got ${quoteByte(c)}, want ':' `);
           this.i++;
-          top.key = v as string;
+          keys[top] = v as string;
           break;
         }
-        // A string is its own hash key (see value.ts); a repeated key keeps its place, takes the new value.
-        const entry = dict.map.get(top.key);
-        if (entry !== undefined) entry.value = v;
-        else dict.map.set(top.key, { key: top.key, value: v });
-        top.key = undefined;
+        // A repeated key keeps its place and takes the new value.
+        dict.setUnchecked(key, v);
+        keys[top] = undefined;
         const c = this.next();
         if (c === 0x2c) {
           this.i++;
@@ -198,11 +218,42 @@ export class Decoder {
         }
         if (c !== 0x7d) this.fail(`in object, got ${quoteByte(c)}, want ',' or '}'`);
         this.i++;
-        stack.pop();
+        depth--;
+        dicts[top] = undefined;
         this.alloc(VALUE_BYTES * 2 + ENTRY_BYTES * dict.size);
         v = dict;
       }
     }
+  }
+
+  /** Charges the values parsed since the last charge (which also polls the interrupt hook). */
+  private chargeValues(): void {
+    this.thread.charge(STEPS_PER_VALUE * this.values);
+    this.values = 0;
+  }
+
+  /**
+   * Parses an object key. Objects in an array usually repeat the keys of the previous object at the
+   * same depth, in the same order: a key equal to the one seen at that position is reused (no new
+   * string, and its hash is already computed).
+   */
+  private parseKey(level: number): string {
+    let prev = this.prevKeys[level];
+    if (prev === undefined) prev = this.prevKeys[level] = [];
+    const pos = this.keyPos[level]++;
+    const cand = prev[pos];
+    const s = this.s;
+    const i = this.i;
+    // A candidate is plain text (no quote, backslash, control or non-ASCII byte), so an identical literal
+    // is exactly its JSON text.
+    if (typeof cand === "string" && s.charCodeAt(i + 1 + cand.length) === 0x22 && s.startsWith(cand, i + 1)) {
+      this.i = i + cand.length + 2;
+      this.alloc(VALUE_BYTES);
+      return cand;
+    }
+    const k = this.parseString();
+    prev[pos] = PLAIN_KEY_RE.test(k) ? k : null;
+    return k;
   }
 
   /** Parses the string literal at the current offset. */

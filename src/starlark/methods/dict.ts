@@ -6,7 +6,8 @@
 import { anyArg, checkPositional, unpackPositional } from "../args.ts";
 import { type Dict, EvalError, List, Tuple, UnhashableError } from "../value.ts";
 import type { Kwargs, Thread, Value } from "../value.ts";
-import { checkHashMutable, dictGet, dictSet, hashing, SLOT_BYTES, updateDict } from "../builtins/util.ts";
+import { chargeTuples, checkHashMutable, dictGet, dictSet, hashing, updateDict } from "../builtins/util.ts";
+import { chargeInserts, chargeKeyHash, chargeSlots, ENTRY_BYTES, HASH_POLL_MASK } from "../ops_bulk.ts";
 import { named } from "./list.ts";
 import type { MethodFn } from "./mod.ts";
 
@@ -27,8 +28,9 @@ const clear: DictFn = (_thread, d, args, kwargs, name) => {
   return null;
 };
 
-const get: DictFn = (_thread, d, args, kwargs, name) => {
+const get: DictFn = (thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 1, 2);
+  chargeKeyHash(thread, args[0]);
   let v: Value | undefined;
   try {
     v = d.get(args[0]);
@@ -42,31 +44,32 @@ const get: DictFn = (_thread, d, args, kwargs, name) => {
 
 const items: DictFn = (thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
-  thread.charge(d.size);
-  thread.allocate(d.size * (3 * SLOT_BYTES + 16));
+  chargeTuples(thread, d.size, 2);
   const out: Value[] = [];
-  for (const e of d.map.values()) out.push(new Tuple([e.key, e.value]));
+  for (const e of d.map.values()) {
+    out.push(new Tuple([e.key, e.value]));
+    if ((out.length & HASH_POLL_MASK) === 0) thread.poll();
+  }
   return new List(out);
 };
 
 const keys: DictFn = (thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
-  thread.charge(d.size);
-  thread.allocate(d.size * SLOT_BYTES);
+  chargeSlots(thread, d.size);
   return new List(d.keys());
 };
 
 const values: DictFn = (thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
-  thread.charge(d.size);
-  thread.allocate(d.size * SLOT_BYTES);
+  chargeSlots(thread, d.size);
   const out: Value[] = [];
   for (const e of d.map.values()) out.push(e.value);
   return new List(out);
 };
 
-const pop: DictFn = (_thread, d, args, kwargs, name) => {
+const pop: DictFn = (thread, d, args, kwargs, name) => {
   const [k, dflt] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg) as [Value, Value | undefined];
+  chargeKeyHash(thread, k);
   const v = named(name, () => dictDelete(d, k));
   if (v !== undefined) return v;
   if (dflt !== undefined) return dflt;
@@ -84,11 +87,12 @@ const popitem: DictFn = (_thread, d, args, kwargs, name) => {
 
 const setdefault: DictFn = (thread, d, args, kwargs, name) => {
   const [k, dflt] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg) as [Value, Value | undefined];
+  chargeKeyHash(thread, k);
   const v = named(name, () => dictGet(d, k));
   if (v !== undefined) return v;
   const value = dflt ?? null;
   named(name, () => dictSet(d, k, value));
-  thread.allocate(2 * SLOT_BYTES);
+  chargeInserts(thread, 1, d.size, ENTRY_BYTES);
   return value;
 };
 

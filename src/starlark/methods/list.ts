@@ -5,9 +5,10 @@
  */
 import { anyArg, checkPositional, intArg, iterableArg, sliceIndices, unpackPositional } from "../args.ts";
 import { equals } from "../ops.ts";
-import { checkMutable, EvalError, type List } from "../value.ts";
+import { checkMutable, EvalError, List, Tuple } from "../value.ts";
 import type { Kwargs, Thread, Value } from "../value.ts";
-import { collect, SLOT_BYTES } from "../builtins/util.ts";
+import { collect } from "../builtins/util.ts";
+import { extendList, SLOT_BYTES } from "../ops_bulk.ts";
 import type { MethodFn } from "./mod.ts";
 
 type ListFn = (thread: Thread, l: List, args: Value[], kwargs: Kwargs, name: string) => Value;
@@ -44,8 +45,8 @@ const clear: ListFn = (_thread, l, args, kwargs, name) => {
 const extend: ListFn = (thread, l, args, kwargs, name) => {
   const [x] = unpackPositional(name, args, kwargs, 1, iterableArg) as [Value];
   named(name, () => checkMutable(l, "extend"));
-  const more = collect(thread, x);
-  for (const v of more) l.elems.push(v);
+  // `x` may be `l` itself: extendList appends the elements present before the call.
+  extendList(thread, l, x instanceof List || x instanceof Tuple ? x.elems : collect(thread, x));
   return null;
 };
 
@@ -56,10 +57,14 @@ const index: ListFn = (thread, l, args, kwargs, name) => {
     Value | undefined,
   ];
   const [lo, hi] = named(name, () => sliceIndices(start, end, l.elems.length));
-  for (let i = lo; i < hi; i++) {
-    thread.charge(1);
-    if (named(name, () => equals(l.elems[i], x))) return i;
-  }
+  const i = named(name, () => {
+    for (let i = lo; i < hi; i++) {
+      thread.charge(1);
+      if (equals(l.elems[i], x, thread)) return i;
+    }
+    return -1;
+  });
+  if (i >= 0) return i;
   throw new EvalError(`${name}: value not in list`);
 };
 
@@ -92,14 +97,17 @@ const pop: ListFn = (thread, l, args, kwargs, name) => {
 const remove: ListFn = (thread, l, args, kwargs, name) => {
   const [x] = unpackPositional(name, args, kwargs, 1, anyArg) as [Value];
   named(name, () => checkMutable(l, "remove from"));
-  for (let i = 0; i < l.elems.length; i++) {
-    thread.charge(1);
-    if (named("remove", () => equals(l.elems[i], x))) {
-      l.elems.splice(i, 1);
-      return null;
+  const i = named("remove", () => {
+    for (let i = 0; i < l.elems.length; i++) {
+      thread.charge(1);
+      if (equals(l.elems[i], x, thread)) return i;
     }
-  }
-  throw new EvalError("remove: element not found");
+    return -1;
+  });
+  if (i < 0) throw new EvalError("remove: element not found");
+  thread.charge((l.elems.length - i) >>> 6);
+  l.elems.splice(i, 1);
+  return null;
 };
 
 const LIST_FUNCS: [string, ListFn][] = [

@@ -7,18 +7,43 @@
 import { anyArg, checkPositional, isIterable, iterableArg, unpackPositional } from "../args.ts";
 import { EvalError, hashKey, StarSet, typeName } from "../value.ts";
 import type { Kwargs, Thread, Value } from "../value.ts";
-import { checkHashMutable, forEach, hashing, setInsert, SLOT_BYTES } from "../builtins/util.ts";
+import { checkHashMutable, forEach, hashing, setInsert } from "../builtins/util.ts";
+import {
+  chargeInserts,
+  chargeKeyHash,
+  copyMap,
+  insertSteps,
+  lookupSteps,
+  SET_ENTRY_BYTES,
+} from "../ops_bulk.ts";
 import { named } from "./list.ts";
 import type { MethodFn } from "./mod.ts";
 
 type SetFn = (thread: Thread, s: StarSet, args: Value[], kwargs: Kwargs, name: string) => Value;
 
 function clone(thread: Thread, s: StarSet): StarSet {
-  thread.charge(s.size);
-  thread.allocate(2 * SLOT_BYTES * s.size);
+  chargeInserts(thread, s.size, s.size, SET_ENTRY_BYTES);
   const out = new StarSet();
-  for (const [k, v] of s.map) out.map.set(k, v);
+  copyMap(thread, out.map, s.map);
   return out;
+}
+
+/** Calls `f` on each element of `other` (one step each, plus `steps()`), prefixing errors with `name: `. */
+function eachOf(
+  thread: Thread,
+  name: string,
+  other: Value,
+  steps: () => number,
+  f: (x: Value) => boolean | void,
+) {
+  named(name, () =>
+    hashing(() =>
+      forEach(thread, other, (x) => {
+        thread.charge(steps());
+        chargeKeyHash(thread, x);
+        return f(x);
+      })
+    ));
 }
 
 /** Removes `x`, checking mutability first and hashability only for a non-empty set, like the reference. */
@@ -42,9 +67,10 @@ function otherArg(name: string, args: Value[], kwargs: Kwargs): Value {
 
 const add: SetFn = (thread, s, args, kwargs, name) => {
   const [x] = unpackPositional(name, args, kwargs, 1, anyArg) as [Value];
+  chargeKeyHash(thread, x);
   named(name, () => checkHashMutable(s, "insert into"));
   if (named(name, () => has(s, x))) return null;
-  thread.allocate(2 * SLOT_BYTES);
+  chargeInserts(thread, 1, s.size, SET_ENTRY_BYTES);
   named(name, () => setInsert(s, x));
   return null;
 };
@@ -61,8 +87,8 @@ const clear: SetFn = (_thread, s, args, kwargs, name) => {
 const difference: SetFn = (thread, s, args, kwargs, name) => {
   const other = otherArg(name, args, kwargs);
   const diff = clone(thread, s);
-  forEach(thread, other, (x) => {
-    named(name, () => setDelete(diff, x));
+  eachOf(thread, name, other, () => lookupSteps(diff.size), (x) => {
+    setDelete(diff, x);
   });
   return diff;
 };
@@ -70,10 +96,10 @@ const difference: SetFn = (thread, s, args, kwargs, name) => {
 const intersection: SetFn = (thread, s, args, kwargs, name) => {
   const other = otherArg(name, args, kwargs);
   const out = new StarSet();
-  forEach(thread, other, (x) => {
-    if (named(name, () => has(s, x))) {
-      thread.allocate(2 * SLOT_BYTES);
-      named(name, () => setInsert(out, x));
+  eachOf(thread, name, other, () => lookupSteps(s.size), (x) => {
+    if (s.has(x)) {
+      chargeInserts(thread, 1, out.size, SET_ENTRY_BYTES);
+      out.addUnchecked(x);
     }
   });
   return out;
@@ -105,8 +131,9 @@ const issuperset: SetFn = (thread, s, args, kwargs, name) => {
   return result;
 };
 
-const discard: SetFn = (_thread, s, args, kwargs, name) => {
+const discard: SetFn = (thread, s, args, kwargs, name) => {
   const [x] = unpackPositional(name, args, kwargs, 1, anyArg) as [Value];
+  chargeKeyHash(thread, x);
   named(name, () => checkHashMutable(s, "delete from"));
   if (!named(name, () => has(s, x))) return null;
   named(name, () => setDelete(s, x));
@@ -122,8 +149,9 @@ const pop: SetFn = (_thread, s, args, kwargs, name) => {
   return first.value[1];
 };
 
-const remove: SetFn = (_thread, s, args, kwargs, name) => {
+const remove: SetFn = (thread, s, args, kwargs, name) => {
   const [x] = unpackPositional(name, args, kwargs, 1, anyArg) as [Value];
+  chargeKeyHash(thread, x);
   if (named(name, () => setDelete(s, x))) return null;
   throw new EvalError(`${name}: missing key`);
 };
@@ -131,9 +159,9 @@ const remove: SetFn = (_thread, s, args, kwargs, name) => {
 const symmetricDifference: SetFn = (thread, s, args, kwargs, name) => {
   const other = otherArg(name, args, kwargs);
   const diff = clone(thread, s);
-  forEach(thread, other, (x) => {
-    if (!named(name, () => setDelete(diff, x))) {
-      thread.allocate(2 * SLOT_BYTES);
+  eachOf(thread, name, other, () => insertSteps(diff.size), (x) => {
+    if (!setDelete(diff, x)) {
+      thread.allocate(SET_ENTRY_BYTES);
       diff.addUnchecked(x);
     }
   });
@@ -148,9 +176,9 @@ function setUpdate(thread: Thread, s: StarSet, name: string, args: Value[], kwar
     if (!isIterable(arg)) {
       throw new EvalError(`${name}: argument #${i + 1} is not iterable: ${typeName(arg)}`);
     }
-    forEach(thread, arg, (x) => {
-      thread.allocate(2 * SLOT_BYTES);
-      named(name, () => setInsert(s, x));
+    eachOf(thread, name, arg, () => insertSteps(s.size), (x) => {
+      thread.allocate(SET_ENTRY_BYTES);
+      setInsert(s, x);
     });
   }
 }

@@ -17,7 +17,10 @@ import {
 import { EvalError, List, Tuple, typeName } from "../value.ts";
 import type { Kwargs, Thread, Value } from "../value.ts";
 import { decodeRune, runeCount, runeOf, sizeOf } from "../utf8.ts";
-import { chargeBytes, forEach } from "../builtins/util.ts";
+import { chargeBytes, chargeRunes, forEach } from "../builtins/util.ts";
+import { countMatches, findIndex, findLastIndex, forEachMatch } from "../ops_search.ts";
+import { SLOT_BYTES } from "../ops_bulk.ts";
+import { MAX_STRING_LENGTH, tooLongString } from "../ops_binary.ts";
 import {
   decodeLastRune,
   isASCII,
@@ -29,6 +32,7 @@ import {
   isTitle,
   isUpper,
   mapRunes,
+  RuneMeter,
   toLower,
   toTitle,
   toUpper,
@@ -54,65 +58,104 @@ function noArgs(name: string, args: Value[], kwargs: Kwargs): void {
 
 /** Every rune of `s` satisfies `pred`, and `s` is non-empty. */
 function allRunes(thread: Thread, s: string, pred: (r: number) => boolean): boolean {
-  chargeBytes(thread, s.length);
-  for (let i = 0; i < s.length;) {
-    const p = decodeRune(s, i);
-    if (!pred(runeOf(p))) return false;
-    i += sizeOf(p);
+  const meter = new RuneMeter(thread);
+  try {
+    for (let i = 0; i < s.length;) {
+      const p = decodeRune(s, i);
+      const r = runeOf(p);
+      meter.rune(r);
+      if (!pred(r)) return false;
+      i += sizeOf(p);
+    }
+  } finally {
+    meter.flush();
   }
   return s !== "";
 }
 
-function hasCased(s: string): boolean {
-  for (let i = 0; i < s.length;) {
-    const p = decodeRune(s, i);
-    if (isCased(runeOf(p))) return true;
-    i += sizeOf(p);
-  }
-  return false;
+function hasCased(thread: Thread, s: string): boolean {
+  return !allRunes(thread, s, (r) => !isCased(r)) && s !== "";
 }
 
+/** Bytes per step of a native case conversion of ASCII text. */
+const CASE_BYTES_PER_STEP = 8;
+
 /** Go's `strings.ToLower`. */
-export function lowerString(s: string): string {
-  if (isASCII(s)) return s.toLowerCase();
-  return mapRunes(s, toLower);
+function lowerString(thread: Thread, s: string): string {
+  if (isASCII(s)) {
+    thread.charge(1 + Math.floor(s.length / CASE_BYTES_PER_STEP));
+    return s.toLowerCase();
+  }
+  return mapRunes(thread, s, toLower);
 }
 
 /** Go's `strings.ToUpper`. */
-export function upperString(s: string): string {
-  if (isASCII(s)) return s.toUpperCase();
-  return mapRunes(s, toUpper);
+function upperString(thread: Thread, s: string): string {
+  if (isASCII(s)) {
+    thread.charge(1 + Math.floor(s.length / CASE_BYTES_PER_STEP));
+    return s.toUpperCase();
+  }
+  return mapRunes(thread, s, toUpper);
 }
 
-/** Go's `strings.Count`: non-overlapping occurrences; an empty `sub` counts rune boundaries. */
-function countSub(s: string, sub: string): number {
-  if (sub === "") return runeCount(s) + 1;
-  let n = 0;
-  for (let i = s.indexOf(sub); i >= 0; i = s.indexOf(sub, i + sub.length)) n++;
-  return n;
+/** `title()` of ASCII text: an upper-case letter after each non-letter, lower case elsewhere. */
+function asciiTitle(s: string): string {
+  const out: string[] = [];
+  const codes: number[] = [];
+  let prevCased = false;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    const upper = c >= 0x41 && c <= 0x5a, lower = c >= 0x61 && c <= 0x7a;
+    if (upper || lower) {
+      if (prevCased && upper) c += 32;
+      else if (!prevCased && lower) c -= 32;
+      prevCased = true;
+    } else prevCased = false;
+    codes.push(c);
+    if (codes.length === 8192) {
+      out.push(String.fromCharCode.apply(null, codes));
+      codes.length = 0;
+    }
+  }
+  out.push(String.fromCharCode.apply(null, codes));
+  return out.length === 1 ? out[0] : out.join("");
+}
+
+/** Go's `strings.Count` on `s[lo:hi]`: non-overlapping occurrences; an empty `sub` counts rune boundaries. */
+function countSub(thread: Thread, s: string, sub: string, lo: number, hi: number): number {
+  if (lo >= hi) return sub === "" ? 1 : 0;
+  if (sub === "") {
+    const slice = s.slice(lo, hi);
+    chargeRunes(thread, slice);
+    return runeCount(slice) + 1;
+  }
+  return countMatches(thread, s, sub, lo, hi);
 }
 
 function findImpl(
+  thread: Thread,
   name: string,
   s: string,
   args: Value[],
   kwargs: Kwargs,
   allowError: boolean,
   last: boolean,
-) {
+): Value {
   const [sub, start, end] = unpackPositional(name, args, kwargs, 1, stringArg, anyArg, anyArg) as [
     string,
     Value | undefined,
     Value | undefined,
   ];
   const [lo, hi] = withPrefix(name, () => sliceIndices(start, end, s.length));
-  const slice = lo < hi ? s.slice(lo, hi) : "";
-  const i = last ? slice.lastIndexOf(sub) : slice.indexOf(sub);
+  // Like the reference, an empty window is searched as the empty string.
+  let i: number;
+  if (lo >= hi) i = sub === "" ? lo : -1;
+  else i = last ? findLastIndex(thread, s, sub, lo, hi) : findIndex(thread, s, sub, lo, hi);
   if (i < 0) {
     if (!allowError) throw new EvalError(`${name}: substring not found`);
     return -1;
   }
-  return i + lo;
+  return i;
 }
 
 /** The set of runes of a strip cutset (invalid bytes decode as U+FFFD, as in Go). */
@@ -126,38 +169,55 @@ function runeSet(chars: string): Set<number> {
   return set;
 }
 
-function trimLeft(s: string, match: (r: number) => boolean): string {
+function trimLeft(thread: Thread, s: string, match: (r: number) => boolean): string {
+  const meter = new RuneMeter(thread);
   let i = 0;
   while (i < s.length) {
     const p = decodeRune(s, i);
-    if (!match(runeOf(p))) break;
+    const r = runeOf(p);
+    meter.rune(r);
+    if (!match(r)) break;
     i += sizeOf(p);
   }
+  meter.flush();
   return s.slice(i);
 }
 
-function trimRight(s: string, match: (r: number) => boolean): string {
+function trimRight(thread: Thread, s: string, match: (r: number) => boolean): string {
+  const meter = new RuneMeter(thread);
   let end = s.length;
   while (end > 0) {
     const p = decodeLastRune(s, end);
-    if (!match(runeOf(p))) break;
+    const r = runeOf(p);
+    meter.rune(r);
+    if (!match(r)) break;
     end -= sizeOf(p);
   }
+  meter.flush();
   return s.slice(0, end);
 }
 
 const strip: StrFn = (thread, s, args, kwargs, name) => {
   const [chars] = unpackPositional(name, args, kwargs, 0, stringArg);
-  chargeBytes(thread, s.length);
   let match: (r: number) => boolean = isSpace;
   if (chars !== undefined && chars !== "") {
+    chargeRunes(thread, chars);
     const set = runeSet(chars);
     match = (r) => set.has(r);
   }
-  if (name[0] === "l") return trimLeft(s, match);
-  if (name[0] === "r") return trimRight(s, match);
-  return trimRight(trimLeft(s, match), match);
+  if (name[0] === "l") return trimLeft(thread, s, match);
+  if (name[0] === "r") return trimRight(thread, s, match);
+  return trimRight(thread, trimLeft(thread, s, match), match);
 };
+
+/** Bytes per step of a comparison of a prefix or suffix (compared byte by byte). */
+const COMPARE_BYTES_PER_STEP = 16;
+
+function chargeCompare(thread: Thread, affix: string): void {
+  if (affix.length >= COMPARE_BYTES_PER_STEP) {
+    thread.charge(Math.floor(affix.length / COMPARE_BYTES_PER_STEP));
+  }
+}
 
 const startsWith: StrFn = (thread, s, args, kwargs, name) => {
   const [x, start, end] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg, anyArg) as [
@@ -175,55 +235,94 @@ const startsWith: StrFn = (thread, s, args, kwargs, name) => {
       if (typeof p !== "string") {
         throw new EvalError(`${name}: want string, got ${typeName(p)}, for element ${i}`);
       }
+      chargeCompare(thread, p);
       if (test(p)) return true;
     }
     return false;
   }
-  if (typeof x === "string") return test(x);
+  if (typeof x === "string") {
+    chargeCompare(thread, x);
+    return test(x);
+  }
   throw new EvalError(`${name}: got ${typeName(x)}, want string or tuple of string`);
 };
 
 const partition: StrFn = (thread, s, args, kwargs, name) => {
   const [sep] = unpackPositional(name, args, kwargs, 1, stringArg) as [string];
   if (sep === "") throw new EvalError(`${name}: empty separator`);
-  chargeBytes(thread, s.length);
   const first = name[0] === "p";
-  const i = first ? s.indexOf(sep) : s.lastIndexOf(sep);
+  const i = first ? findIndex(thread, s, sep) : findLastIndex(thread, s, sep);
   if (i < 0) return first ? new Tuple([s, "", ""]) : new Tuple(["", "", s]);
   return new Tuple([s.slice(0, i), sep, s.slice(i + sep.length)]);
 };
 
 const removeFix: StrFn = (thread, s, args, kwargs, name) => {
   const [fix] = unpackPositional(name, args, kwargs, 1, stringArg) as [string];
-  chargeBytes(thread, fix.length);
+  chargeCompare(thread, fix);
   if (name === "removeprefix") return s.startsWith(fix) ? s.slice(fix.length) : s;
   return s.endsWith(fix) ? s.slice(0, s.length - fix.length) : s;
 };
 
-/** Go's `strings.Replace(s, old, new, n)` with budget checks before the result is built. */
+/** Parts joined into one string per this many, so that huge results are built from few big strings. */
+const JOIN_BATCH = 4096;
+
+/** Steps charged per part a method creates (a substring and its slot), on top of the search. */
+const STEPS_PER_PART = 2;
+/** Bytes charged per part: its slot and a string header. */
+const PART_BYTES = 24;
+
+function chargeParts(thread: Thread, n: number): void {
+  thread.charge(STEPS_PER_PART * n);
+  thread.allocate(PART_BYTES * n);
+}
+
+/**
+ * Go's `strings.Replace(s, old, new, n)` (n < 0: all). The occurrences are counted first, so that the
+ * result's size is charged to the memory budget before it is built.
+ */
 function replaceImpl(thread: Thread, s: string, old: string, rep: string, n: number): string {
   if (old === rep || n === 0) return s;
-  chargeBytes(thread, s.length);
-  const m = countSub(s, old);
-  if (m === 0) return s;
-  if (n < 0 || m < n) n = m;
-  const size = s.length + n * (rep.length - old.length);
+  const limit = n < 0 ? Infinity : n;
+  const count = old === "" ? Math.min(limit, countSub(thread, s, "", 0, s.length)) : countMatches(
+    thread,
+    s,
+    old,
+    0,
+    s.length,
+    limit,
+  );
+  if (count === 0) return s;
+  const size = s.length + count * (rep.length - old.length);
+  if (size > MAX_STRING_LENGTH) throw tooLongString(size);
   thread.allocate(size);
   chargeBytes(thread, size);
-  const parts: string[] = [];
+  thread.charge(STEPS_PER_PART * count);
+  const out: string[] = [];
+  let parts: string[] = [];
   let start = 0;
-  for (let i = 0; i < n; i++) {
-    let j = start;
-    if (old.length === 0) {
-      if (i > 0) j += sizeOf(decodeRune(s, start));
-    } else {
-      j = s.indexOf(old, start);
+  const cut = (i: number): void => {
+    parts.push(s.slice(start, i), rep);
+    if (parts.length >= JOIN_BATCH) {
+      out.push(parts.join(""));
+      parts = [];
     }
-    parts.push(s.slice(start, j), rep);
-    start = j + old.length;
+  };
+  if (old === "") {
+    // Before each rune (and at the end), like Go.
+    for (let k = 0; k < count; k++) {
+      const i = k === 0 ? 0 : start + sizeOf(decodeRune(s, start));
+      cut(i);
+      start = i;
+    }
+  } else {
+    forEachMatch(thread, s, old, 0, s.length, count, (i) => {
+      cut(i);
+      start = i + old.length;
+    });
   }
   parts.push(s.slice(start));
-  return parts.join("");
+  out.push(parts.join(""));
+  return out.length === 1 ? out[0] : out.join("");
 }
 
 const replace: StrFn = (thread, s, args, kwargs, name) => {
@@ -235,57 +334,87 @@ const replace: StrFn = (thread, s, args, kwargs, name) => {
   return replaceImpl(thread, s, old, rep, count ?? -1);
 };
 
+/**
+ * The parts of `s` between occurrences of `sep` (non-empty), at most `max` cuts when `max` ≥ 0 (Go's
+ * `strings.SplitN(s, sep, max + 1)`); each part is charged before it is kept. `keepSep` leaves the
+ * separator at the end of each part (Go's `SplitAfter`).
+ */
+function splitOn(thread: Thread, s: string, sep: string, max: number, keepSep = false): string[] {
+  const res: string[] = [];
+  let start = 0;
+  const keep = keepSep ? sep.length : 0;
+  forEachMatch(thread, s, sep, 0, s.length, max < 0 ? Infinity : max, (i) => {
+    chargeParts(thread, 1);
+    res.push(s.slice(start, i + keep));
+    start = i + sep.length;
+  });
+  chargeParts(thread, 1);
+  res.push(s.slice(start));
+  return res;
+}
+
 const split: StrFn = (thread, s, args, kwargs, name) => {
   const [sep, maxArg] = unpackPositional(name, args, kwargs, 0, anyArg, intArg);
   const max = maxArg ?? -1;
-  chargeBytes(thread, s.length);
   let res: string[];
   if (sep === undefined || sep === null) {
+    chargeRunes(thread, s);
     if (max < 0) res = splitFields(s);
     else if (name === "split") res = splitSpace(s, max);
     else res = rsplitSpace(s, max);
+    chargeParts(thread, res.length);
   } else if (typeof sep === "string") {
     if (sep === "") throw new EvalError("split: empty separator");
-    res = s.split(sep);
-    if (max >= 0 && res.length > max + 1) {
-      if (name === "split") res = [...res.slice(0, max), res.slice(max).join(sep)];
-      else {
-        const excess = res.length - max;
-        res = [res.slice(0, excess).join(sep), ...res.slice(excess)];
+    if (name === "split" || max < 0) res = splitOn(thread, s, sep, max);
+    else {
+      // The reference splits everywhere, then joins the leading parts back.
+      res = splitOn(thread, s, sep, -1);
+      const excess = res.length - max;
+      if (excess > 1) {
+        const head = res.slice(0, excess);
+        let size = 0;
+        for (const p of head) size += p.length + sep.length;
+        thread.allocate(size);
+        chargeBytes(thread, size);
+        res = [head.join(sep), ...res.slice(excess)];
       }
     }
   } else {
     throw new EvalError(`split: got ${typeName(sep)} for separator, want string`);
   }
-  thread.allocate(8 * res.length);
   return new List(res);
 };
 
 const splitlines: StrFn = (thread, s, args, kwargs, name) => {
   const [keepends] = unpackPositional(name, args, kwargs, 0, boolArg);
-  chargeBytes(thread, s.length);
   if (s === "") return new List([]);
-  let lines: string[];
-  if (keepends) {
-    lines = s.split("\n").map((l, i, a) => (i < a.length - 1 ? l + "\n" : l));
-  } else {
-    lines = s.split("\n");
-  }
+  const lines = splitOn(thread, s, "\n", -1, keepends === true);
   if (s.endsWith("\n")) lines.pop();
-  thread.allocate(8 * lines.length);
   return new List(lines);
 };
 
 const join: StrFn = (thread, s, args, kwargs, name) => {
   const [it] = unpackPositional(name, args, kwargs, 1, iterableArg) as [Value];
-  const parts: string[] = [];
-  let total = 0;
-  forEach(thread, it, (x) => {
+  let parts: readonly Value[];
+  if (it instanceof List || it instanceof Tuple) parts = it.elems;
+  else {
+    const collected: Value[] = [];
+    forEach(thread, it, (x) => {
+      thread.allocate(SLOT_BYTES);
+      collected.push(x);
+    });
+    parts = collected;
+  }
+  // One step per part (the check and the join's copy of the reference), and the bytes of the result.
+  thread.charge(parts.length);
+  let total = parts.length > 0 ? s.length * (parts.length - 1) : 0;
+  for (let i = 0; i < parts.length; i++) {
+    const x = parts[i];
     if (typeof x !== "string") throw new EvalError(`join: in list, want string, got ${typeName(x)}`);
-    total += x.length + (parts.length > 0 ? s.length : 0);
-    thread.allocate(x.length + s.length);
-    parts.push(x);
-  });
+    total += x.length;
+  }
+  if (total > MAX_STRING_LENGTH) throw tooLongString(total);
+  thread.allocate(total);
   chargeBytes(thread, total);
   return parts.join(s);
 };
@@ -297,16 +426,18 @@ const count: StrFn = (thread, s, args, kwargs, name) => {
     Value | undefined,
   ];
   const [lo, hi] = withPrefix(name, () => sliceIndices(start, end, s.length));
-  chargeBytes(thread, hi - lo);
-  return countSub(lo < hi ? s.slice(lo, hi) : "", sub);
+  return countSub(thread, s, sub, lo, hi);
 };
 
 const capitalize: StrFn = (thread, s, args, kwargs, name) => {
   noArgs(name, args, kwargs);
-  chargeBytes(thread, s.length);
   thread.allocate(s.length);
+  if (isASCII(s)) {
+    thread.charge(1 + Math.floor(s.length / CASE_BYTES_PER_STEP));
+    return s.slice(0, 1).toUpperCase() + s.slice(1).toLowerCase();
+  }
   let first = true;
-  return mapRunes(s, (r) => {
+  return mapRunes(thread, s, (r) => {
     const out = first ? toTitle(r) : toLower(r);
     first = false;
     return out;
@@ -315,10 +446,14 @@ const capitalize: StrFn = (thread, s, args, kwargs, name) => {
 
 const title: StrFn = (thread, s, args, kwargs, name) => {
   noArgs(name, args, kwargs);
-  chargeBytes(thread, s.length);
   thread.allocate(s.length);
+  if (isASCII(s)) {
+    // A byte loop in JS.
+    thread.charge(1 + s.length);
+    return asciiTitle(s);
+  }
   let prevCased = false;
-  return mapRunes(s, (r) => {
+  return mapRunes(thread, s, (r) => {
     r = prevCased ? toLower(r) : toTitle(r);
     prevCased = isCased(r);
     return r;
@@ -327,12 +462,8 @@ const title: StrFn = (thread, s, args, kwargs, name) => {
 
 const istitle: StrFn = (thread, s, args, kwargs, name) => {
   noArgs(name, args, kwargs);
-  chargeBytes(thread, s.length);
   let cased = false, prevCased = false;
-  for (let i = 0; i < s.length;) {
-    const p = decodeRune(s, i);
-    const r = runeOf(p);
-    i += sizeOf(p);
+  const ok = allRunes(thread, s, (r) => {
     if ((r >= 0x41 && r <= 0x5a) || isTitle(r)) {
       if (prevCased) return false;
       prevCased = cased = true;
@@ -344,8 +475,9 @@ const istitle: StrFn = (thread, s, args, kwargs, name) => {
     } else {
       prevCased = false;
     }
-  }
-  return cased;
+    return true;
+  });
+  return ok && cased;
 };
 
 function classify(pred: (r: number) => boolean): StrFn {
@@ -355,20 +487,20 @@ function classify(pred: (r: number) => boolean): StrFn {
   };
 }
 
-function caseTest(convert: (s: string) => string): StrFn {
+function caseTest(convert: (thread: Thread, s: string) => string): StrFn {
   return (thread, s, args, kwargs, name) => {
     noArgs(name, args, kwargs);
     chargeBytes(thread, s.length);
-    return hasCased(s) && convert(s) === s;
+    return hasCased(thread, s) && convert(thread, s) === s;
   };
 }
 
-function caseConvert(convert: (s: string) => string): StrFn {
+function caseConvert(convert: (thread: Thread, s: string) => string): StrFn {
   return (thread, s, args, kwargs, name) => {
     noArgs(name, args, kwargs);
     chargeBytes(thread, s.length);
     thread.allocate(s.length);
-    return convert(s);
+    return convert(thread, s);
   };
 }
 
@@ -376,9 +508,9 @@ const STRING_FUNCS: [string, StrFn][] = [
   ["capitalize", capitalize],
   ["count", count],
   ["endswith", startsWith],
-  ["find", (_t, s, a, k, n) => findImpl(n, s, a, k, true, false)],
+  ["find", (t, s, a, k, n) => findImpl(t, n, s, a, k, true, false)],
   ["format", (t, s, a, k) => formatMethod(t, s, a, k)],
-  ["index", (_t, s, a, k, n) => findImpl(n, s, a, k, false, false)],
+  ["index", (t, s, a, k, n) => findImpl(t, n, s, a, k, false, false)],
   ["isalnum", classify((r) => isLetter(r) || isDigit(r))],
   ["isalpha", classify(isLetter)],
   ["isdigit", classify(isDigit)],
@@ -393,8 +525,8 @@ const STRING_FUNCS: [string, StrFn][] = [
   ["removeprefix", removeFix],
   ["removesuffix", removeFix],
   ["replace", replace],
-  ["rfind", (_t, s, a, k, n) => findImpl(n, s, a, k, true, true)],
-  ["rindex", (_t, s, a, k, n) => findImpl(n, s, a, k, false, true)],
+  ["rfind", (t, s, a, k, n) => findImpl(t, n, s, a, k, true, true)],
+  ["rindex", (t, s, a, k, n) => findImpl(t, n, s, a, k, false, true)],
   ["rpartition", partition],
   ["rsplit", split],
   ["rstrip", strip],

@@ -19,7 +19,7 @@ function decimalIndex(s: string): number | undefined {
 }
 
 /** Appends the literal text `lit`, turning `}}` into `}` and rejecting a lone `}`. */
-function literal(out: string[], lit: string): void {
+function literal(thread: Thread, out: string[], lit: string): void {
   for (;;) {
     const j = lit.indexOf("}");
     if (j < 0) {
@@ -27,28 +27,36 @@ function literal(out: string[], lit: string): void {
       return;
     }
     if (j + 1 === lit.length || lit[j + 1] !== "}") throw new EvalError("format: single '}' in format");
+    thread.charge(1);
     out.push(lit.slice(0, j + 1));
     lit = lit.slice(j + 2);
   }
 }
 
+/** Steps per replacement field (parsing it, converting its value, appending the text). */
+const STEPS_PER_FIELD = 5;
+
 /** `format_string.format(*args, **kwargs)`. */
 export function formatMethod(thread: Thread, format: string, args: Value[], kwargs: Kwargs): Value {
   chargeBytes(thread, format.length);
+  // Many named fields would each scan the keyword arguments: index them once.
+  const named = kwargs.length > 8 ? new Map(kwargs) : undefined;
   const out: string[] = [];
   let size = 0;
   let auto = false, manual = false;
   let index = 0;
   for (;;) {
     const open = format.indexOf("{");
-    literal(out, open < 0 ? format : format.slice(0, open));
+    literal(thread, out, open < 0 ? format : format.slice(0, open));
     if (open < 0) break;
     if (format[open + 1] === "{") {
+      thread.charge(1);
       out.push("{");
       format = format.slice(open + 2);
       continue;
     }
     format = format.slice(open + 1);
+    thread.charge(STEPS_PER_FIELD);
     const close = format.indexOf("}");
     if (close < 0) throw new EvalError("format: unmatched '{' in format");
     let field = format.slice(0, close);
@@ -89,7 +97,7 @@ export function formatMethod(thread: Thread, format: string, args: Value[], kwar
       if (num >= args.length) throw new EvalError("format: tuple index out of range");
       arg = args[num];
     } else {
-      arg = kwargs.find(([k]) => k === name)?.[1];
+      arg = named !== undefined ? named.get(name) : kwargs.find(([k]) => k === name)?.[1];
       if (arg === undefined) {
         if (name.includes(".")) {
           throw new EvalError(`format: attribute syntax x.y is not supported in replacement fields: ${name}`);
@@ -103,8 +111,8 @@ export function formatMethod(thread: Thread, format: string, args: Value[], kwar
     }
     if (spec !== "") throw new EvalError(`format spec features not supported in replacement fields: ${spec}`);
     let text: string;
-    if (conv === "s") text = displayString(arg);
-    else if (conv === "r") text = repr(arg);
+    if (conv === "s") text = displayString(arg, false, thread);
+    else if (conv === "r") text = repr(arg, thread);
     else throw new EvalError(`format: unknown conversion ${quote(conv)}`);
     size += text.length;
     thread.allocate(text.length);

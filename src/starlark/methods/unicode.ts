@@ -6,6 +6,7 @@
  * @module
  */
 import { decodeRune, encodeRune, RUNE_ERROR, runeOf, sizeOf } from "../utf8.ts";
+import type { Thread } from "../value.ts";
 
 /**
  * Decodes the rune that ends just before byte `end` (end > 0), like Go's `DecodeLastRuneInString`.
@@ -29,15 +30,65 @@ export function isASCII(s: string): boolean {
   return /^[\x00-\x7f]*$/.test(s);
 }
 
-/** Applies `f` to every rune of `s` and re-encodes; invalid bytes become U+FFFD, as Go's `strings.Map` does. */
-export function mapRunes(s: string, f: (r: number) => number): string {
-  let out = "";
-  for (let i = 0; i < s.length;) {
-    const p = decodeRune(s, i);
-    out += encodeRune(f(runeOf(p)));
-    i += sizeOf(p);
+/** Steps per non-ASCII rune whose properties are looked up (a regex or case-mapping call on the JS side). */
+export const STEPS_PER_WIDE_RUNE = 4;
+
+/**
+ * Charges the steps of a rune loop written in JS as it goes: a step per ASCII rune and
+ * {@link STEPS_PER_WIDE_RUNE} per other rune, in batches, so that the interrupt poll runs during long loops.
+ */
+export class RuneMeter {
+  private owed = 0;
+  /** Creates a meter charging `thread`. */
+  constructor(private readonly thread: Thread) {}
+  /** Accounts for one rune whose code point is `r`. */
+  rune(r: number): void {
+    this.owed += r < 0x80 ? 1 : STEPS_PER_WIDE_RUNE;
+    if (this.owed >= 1024) this.flush();
   }
-  return out;
+  /** Charges what is owed. */
+  flush(): void {
+    if (this.owed > 0) {
+      this.thread.charge(Math.ceil(this.owed));
+      this.owed = 0;
+    }
+  }
+}
+
+/**
+ * Applies `f` to every rune of `s` and re-encodes; invalid bytes become U+FFFD, as Go's `strings.Map`
+ * does. The work is charged to `thread` as it goes.
+ */
+export function mapRunes(thread: Thread, s: string, f: (r: number) => number): string {
+  const meter = new RuneMeter(thread);
+  const out: string[] = [];
+  const codes: number[] = [];
+  for (let i = 0; i < s.length;) {
+    const c = s.charCodeAt(i);
+    let r: number;
+    if (c < 0x80) {
+      r = c;
+      i++;
+    } else {
+      const p = decodeRune(s, i);
+      r = runeOf(p);
+      i += sizeOf(p);
+    }
+    meter.rune(r);
+    const m = f(r);
+    if (m >= 0 && m < 0x80) codes.push(m);
+    else {
+      const e = encodeRune(m);
+      for (let k = 0; k < e.length; k++) codes.push(e.charCodeAt(k));
+    }
+    if (codes.length >= 8192) {
+      out.push(String.fromCharCode.apply(null, codes));
+      codes.length = 0;
+    }
+  }
+  meter.flush();
+  out.push(String.fromCharCode.apply(null, codes));
+  return out.length === 1 ? out[0] : out.join("");
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,392 @@
+/**
+ * The encoder behind `json.encode` (and `json.encode_indent`): the reference's output and error messages,
+ * built for speed.
+ *
+ * - Values are written recursively while nesting is shallow (the usual case: no frame objects), and
+ *   deeper subtrees by an explicit-stack loop, so no input can exhaust the JS stack.
+ * - Output pieces are collected in an array and joined in batches (no per-piece string concatenation);
+ *   each batch is charged to the budgets when it is joined, which also polls the interrupt hook.
+ * - Strings that need no escaping (one native regex test) are written as they are; dict keys are quoted
+ *   once per call; dicts with the same keys in the same insertion order as the previous dict (records)
+ *   reuse its sorted order instead of sorting again.
+ *
+ * @module
+ */
+import { formatFloat } from "../float_format.ts";
+import { attrNames, getAttr, quote, tryIterate } from "../ops.ts";
+import type { ValueIterator } from "../ops.ts";
+import {
+  Builtin,
+  Dict,
+  EvalError,
+  Float,
+  List,
+  Module,
+  Range,
+  ResourceError,
+  StarSet,
+  Tuple,
+  typeName,
+} from "../value.ts";
+import type { StarObject, Thread, Value } from "../value.ts";
+import { chargeBigDigits } from "./json_decode.ts";
+import { marshalJSONString } from "./json_strings.ts";
+
+/** Hard cap on the size of one result string, whatever the memory budget (JS strings have a size limit). */
+export const MAX_OUTPUT_BYTES: number = 1 << 28;
+
+/** Output bytes per step (copying the text). */
+const OUTPUT_BYTES_PER_STEP = 32;
+/** Steps per output piece (a value or punctuation: formatting it and storing it). */
+const STEPS_PER_PIECE = 2;
+/** Pieces joined into one chunk at a time. */
+const BATCH = 4096;
+/** Nesting depth written recursively; deeper values use the explicit-stack loop. */
+const MAX_RECURSION = 64;
+/** Steps per container (its frame, cycle check, and ordering of a dict's keys beyond the pieces). */
+const STEPS_PER_CONTAINER = 4;
+
+/** An encoding error, before the function name is added; `prefix` accumulates the path, outermost first. */
+class EncodeError extends Error {
+  prefix = "";
+}
+
+// Strings made of printable ASCII other than `"` and `\` are their own JSON text.
+const PLAIN_RE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const ASCII_PRINT_RE = /^[\x20-\x7f]*$/;
+
+/** Encodes a string like the reference: `strconv.Quote` for printable ASCII, `json.Marshal` otherwise. */
+function quoteJSON(s: string): string {
+  if (PLAIN_RE.test(s)) return '"' + s + '"';
+  if (!ASCII_PRINT_RE.test(s)) return marshalJSONString(s);
+  // Printable ASCII per the reference's test, which admits DEL, that strconv.Quote then escapes.
+  return '"' + s.replace(/["\\\x7f]/g, (c) => (c === "\x7f" ? "\\x7f" : "\\" + c)) + '"';
+}
+
+/** Whether `x` is encoded as an object of its attributes (the reference's `HasAttrs` case). */
+function isHasAttrs(x: StarObject): boolean {
+  if (x instanceof Module) return true;
+  if (typeof (x as { starlarkAttrNames?: unknown }).starlarkAttrNames === "function") return true;
+  return attrNames(x).length > 0;
+}
+
+/** An array, object or attribute container being written by the explicit-stack loop. */
+interface Frame {
+  kind: "array" | "dict" | "attrs";
+  obj: object;
+  type: string;
+  n: number;
+  i: number;
+  elems?: readonly Value[];
+  range?: Range;
+  iter?: ValueIterator;
+  /** A dict's keys in sorted order, or an object's attribute names. */
+  names?: string[];
+}
+
+/** One call's encoding state. */
+class Encoder {
+  private readonly chunks: string[] = [];
+  private parts: string[] = [];
+  private size = 0;
+  /** Containers being written (cycle check); a set once deep, an array while shallow. */
+  private readonly path: object[] = [];
+  private deepPath: Set<object> | undefined;
+  private readonly keyCache = new Map<string, string>();
+  /** The keys of the last dict sorted, in insertion order, and the sorted order of their positions. */
+  private lastKeys: string[] = [];
+  private lastOrder: number[] = [];
+
+  constructor(private readonly thread: Thread, private readonly fn: string) {}
+
+  private add(s: string): void {
+    this.parts.push(s);
+    if (this.parts.length >= BATCH) this.flush();
+  }
+
+  private flush(): void {
+    const parts = this.parts;
+    if (parts.length === 0) return;
+    const chunk = parts.join("");
+    const n = chunk.length;
+    this.size += n;
+    if (this.size > MAX_OUTPUT_BYTES) {
+      throw new ResourceError("memory", `${this.fn}: output exceeds ${MAX_OUTPUT_BYTES} bytes`);
+    }
+    this.thread.allocate(n);
+    this.thread.charge(STEPS_PER_PIECE * parts.length + Math.ceil(n / OUTPUT_BYTES_PER_STEP));
+    this.chunks.push(chunk);
+    parts.length = 0;
+  }
+
+  /** The whole output. */
+  text(): string {
+    this.flush();
+    return this.chunks.length === 1 ? this.chunks[0] : this.chunks.join("");
+  }
+
+  private keyText(k: string): string {
+    let t = this.keyCache.get(k);
+    if (t === undefined) {
+      t = quoteJSON(k) + ":";
+      if (k.length <= 64 && this.keyCache.size < 4096) this.keyCache.set(k, t);
+    }
+    return t;
+  }
+
+  /** Writes a scalar and returns true, or returns false for a container. */
+  private scalar(v: Value): boolean {
+    switch (typeof v) {
+      case "boolean":
+        this.add(v ? "true" : "false");
+        return true;
+      case "number":
+        this.add(String(v));
+        return true;
+      case "bigint": {
+        const s = v.toString();
+        chargeBigDigits(this.thread, s.length);
+        this.add(s);
+        return true;
+      }
+      case "string":
+        if (PLAIN_RE.test(v)) this.parts.push('"', v, '"');
+        else {
+          if (v.length >= 64) this.thread.charge(v.length >>> 2); // escaping runs in JS
+          this.add(quoteJSON(v));
+        }
+        if (this.parts.length >= BATCH) this.flush();
+        return true;
+    }
+    if (v === null) {
+      this.add("null");
+      return true;
+    }
+    if (v instanceof Float) {
+      if (!Number.isFinite(v.value)) {
+        throw new EncodeError(`cannot encode non-finite float ${formatFloat(v.value)}`);
+      }
+      this.add(formatFloat(v.value));
+      return true;
+    }
+    return false;
+  }
+
+  private onPath(v: object): boolean {
+    return this.deepPath !== undefined ? this.deepPath.has(v) : this.path.includes(v);
+  }
+
+  private enter(v: object): void {
+    if (this.onPath(v)) throw new EncodeError("cycle in JSON structure");
+    this.path.push(v);
+    if (this.deepPath !== undefined) this.deepPath.add(v);
+    else if (this.path.length > 16) this.deepPath = new Set(this.path);
+  }
+
+  private leave(): void {
+    const v = this.path.pop()!;
+    this.deepPath?.delete(v);
+  }
+
+  /** A dict's keys in sorted order (all keys must be strings). */
+  private sortedKeys(d: Dict): string[] {
+    const keys = d.keys();
+    const n = keys.length;
+    const last = this.lastKeys;
+    let same = last.length === n;
+    for (let i = 0; i < n; i++) {
+      const k = keys[i];
+      if (typeof k !== "string") throw new EncodeError(`dict has ${typeName(k)} key, want string`);
+      if (same && last[i] !== k) same = false;
+    }
+    const ks = keys as string[];
+    if (n < 2) return ks;
+    let order: number[];
+    if (same) order = this.lastOrder;
+    else {
+      this.thread.charge(Math.ceil((n * Math.log2(n)) / 2));
+      order = [];
+      for (let j = 0; j < n; j++) order.push(j);
+      order.sort((a, b) => (ks[a] < ks[b] ? -1 : ks[a] > ks[b] ? 1 : 0));
+      this.lastKeys = ks.slice();
+      this.lastOrder = order;
+    }
+    const out: string[] = new Array(n);
+    for (let j = 0; j < n; j++) out[j] = ks[order[j]];
+    return out;
+  }
+
+  /** Writes `v`, recursively while the nesting is shallow. */
+  write(v: Value, depth: number): void {
+    if (this.scalar(v)) return;
+    if (depth >= MAX_RECURSION) {
+      this.writeDeep(v);
+      return;
+    }
+    const obj = v as StarObject;
+    this.thread.charge(STEPS_PER_CONTAINER);
+    if (obj instanceof List || obj instanceof Tuple) {
+      this.writeArray(obj, obj.typeName, obj.elems, depth);
+    } else if (obj instanceof Dict) {
+      this.enter(obj);
+      const keys = this.sortedKeys(obj);
+      this.add("{");
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
+        if (i > 0) this.add(",");
+        this.add(this.keyText(k));
+        try {
+          this.write(obj.get(k)!, depth + 1);
+        } catch (err) {
+          if (err instanceof EncodeError) err.prefix = `in dict key ${quote(k)}: ` + err.prefix;
+          throw err;
+        }
+      }
+      this.add("}");
+      this.leave();
+    } else if (obj instanceof StarSet) {
+      this.thread.allocate(8 * obj.size);
+      this.writeArray(obj, "set", obj.elems(), depth);
+    } else if (obj instanceof Range) {
+      // Ints only: nothing can fail. A huge range stops on the budgets as the output is charged.
+      this.add("[");
+      for (let i = 0; i < obj.length; i++) {
+        if (i > 0) this.add(",");
+        this.add(String(obj.at(i)));
+      }
+      this.add("]");
+    } else {
+      this.writeDeep(obj);
+    }
+  }
+
+  private writeArray(obj: object, type: string, elems: readonly Value[], depth: number): void {
+    this.enter(obj);
+    this.add("[");
+    for (let i = 0; i < elems.length; i++) {
+      if (i > 0) this.add(",");
+      try {
+        this.write(elems[i], depth + 1);
+      } catch (err) {
+        if (err instanceof EncodeError) err.prefix = `at ${type} index ${i}: ` + err.prefix;
+        throw err;
+      }
+    }
+    this.add("]");
+    this.leave();
+  }
+
+  /** Writes `x` with an explicit stack: for deep nesting, big ranges, other iterables and attributes. */
+  private writeDeep(x: Value): void {
+    const stack: Frame[] = [];
+    // Writes a scalar, or opens a container frame (its children are written by the loop below).
+    const open = (v: Value): void => {
+      if (this.scalar(v)) return;
+      const obj = v as StarObject;
+      this.thread.charge(STEPS_PER_CONTAINER);
+      let f: Frame;
+      if (obj instanceof Dict) {
+        if (this.onPath(obj)) throw new EncodeError("cycle in JSON structure");
+        const names = this.sortedKeys(obj);
+        f = { kind: "dict", obj, type: "dict", n: names.length, i: 0, names };
+      } else if (obj instanceof List || obj instanceof Tuple) {
+        f = { kind: "array", obj, type: obj.typeName, n: obj.elems.length, i: 0, elems: obj.elems };
+      } else if (obj instanceof StarSet) {
+        f = { kind: "array", obj, type: "set", n: obj.size, i: 0, elems: obj.elems() };
+      } else if (obj instanceof Range) {
+        f = { kind: "array", obj, type: "range", n: obj.length, i: 0, range: obj };
+      } else {
+        const iter = obj instanceof Builtin ? undefined : tryIterate(obj);
+        if (iter !== undefined) {
+          f = { kind: "array", obj, type: obj.typeName, n: Infinity, i: 0, iter };
+        } else if (isHasAttrs(obj)) {
+          const names = attrNames(obj).slice().sort();
+          f = { kind: "attrs", obj, type: obj.typeName, n: names.length, i: 0, names };
+        } else {
+          throw new EncodeError(`cannot encode ${obj.typeName} as JSON`);
+        }
+      }
+      try {
+        this.enter(obj);
+      } catch (e) {
+        f.iter?.done();
+        throw e;
+      }
+      this.add(f.kind === "array" ? "[" : "{");
+      stack.push(f);
+    };
+
+    try {
+      open(x);
+      while (stack.length > 0) {
+        const f = stack[stack.length - 1];
+        let child: Value | undefined;
+        if (f.i < f.n) {
+          if (f.elems !== undefined) child = f.elems[f.i];
+          else if (f.range !== undefined) child = f.range.at(f.i);
+          else if (f.iter !== undefined) child = f.iter.next();
+          else if (f.kind === "dict") child = (f.obj as Dict).get(f.names![f.i])!;
+          else {
+            try {
+              child = attribute(this.thread, f.obj as StarObject, f.names![f.i]);
+            } catch (e) {
+              // The reference reports this error for the object itself, not for one of its fields.
+              stack.pop();
+              throw e;
+            }
+          }
+        }
+        if (child === undefined) {
+          f.iter?.done();
+          this.add(f.kind === "array" ? "]" : "}");
+          stack.pop();
+          this.leave();
+          continue;
+        }
+        if (f.i > 0) this.add(",");
+        if (f.kind !== "array") this.add(this.keyText(f.names![f.i]));
+        f.i++;
+        open(child);
+      }
+    } catch (e) {
+      for (const f of stack) f.iter?.done();
+      if (e instanceof EncodeError) {
+        let prefix = "";
+        for (const f of stack) {
+          const k = f.i - 1;
+          if (f.kind === "array") prefix += `at ${f.type} index ${k}: `;
+          else if (f.kind === "dict") prefix += `in ${f.type} key ${quote(f.names![k])}: `;
+          else prefix += `in field .${f.names![k]}: `;
+        }
+        e.prefix = prefix + e.prefix;
+      }
+      throw e;
+    }
+  }
+}
+
+function attribute(thread: Thread, obj: StarObject, name: string): Value {
+  try {
+    return getAttr(thread, obj, name);
+  } catch (e) {
+    if (e instanceof EvalError) {
+      throw new EncodeError(`cannot access attribute ${obj.typeName}.${name}: ${e.message}`);
+    }
+    throw e;
+  }
+}
+
+/**
+ * Encodes `x` as compact JSON exactly like the reference's `json.encode`. Errors are EvalErrors whose
+ * message starts with `fn: ` (the reference prefixes the builtin's name).
+ */
+export function encodeJSON(thread: Thread, x: Value, fn = "json.encode"): string {
+  const enc = new Encoder(thread, fn);
+  try {
+    enc.write(x, 0);
+    return enc.text();
+  } catch (e) {
+    if (e instanceof EncodeError) throw new EvalError(`${fn}: ${e.prefix}${e.message}`);
+    throw e;
+  }
+}

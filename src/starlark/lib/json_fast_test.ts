@@ -1,0 +1,105 @@
+/**
+ * Tests of the fast paths of json.encode/decode: the switch from recursion to the explicit stack, the
+ * reuse of a previous dict's key order, the reuse of a previous object's key strings, and the per-value
+ * charging of both directions.
+ */
+import assert from "node:assert/strict";
+import { repr } from "../ops.ts";
+import { Dict, EvalError, List, Thread, Tuple } from "../value.ts";
+import type { Value } from "../value.ts";
+import { encodeJSON, json } from "./json.ts";
+import type { Builtin } from "../value.ts";
+
+const decode = (s: string, thread = new Thread()): Value => {
+  const b = json.members.get("decode") as Builtin;
+  return b.fn(thread, [s], [], b);
+};
+const D = (...kvs: [Value, Value][]): Dict => {
+  const d = new Dict();
+  for (const [k, v] of kvs) d.setUnchecked(k, v);
+  return d;
+};
+
+function nest(depth: number, leaf: Value): Value {
+  let v = leaf;
+  for (let i = 0; i < depth; i++) v = i % 2 === 0 ? new List([1, v]) : D(["k", v]);
+  return v;
+}
+
+Deno.test("json fast: nesting across the recursion limit encodes the same text", () => {
+  for (const depth of [1, 63, 64, 65, 200]) {
+    const text = encodeJSON(new Thread(), nest(depth, "x"));
+    let want = '"x"';
+    for (let i = 0; i < depth; i++) want = i % 2 === 0 ? `[1,${want}]` : `{"k":${want}}`;
+    assert.equal(text, want);
+  }
+});
+
+Deno.test("json fast: an error deep inside reports the whole path, outermost first", () => {
+  const builtin = json.members.get("decode")!;
+  for (const depth of [3, 64, 65, 150]) {
+    const bad = nest(depth, new Tuple([1, builtin]));
+    let want = "";
+    for (let i = depth - 1; i >= 0; i--) want += i % 2 === 0 ? "at list index 1: " : 'in dict key "k": ';
+    assert.throws(() => encodeJSON(new Thread(), bad), (e: unknown) => {
+      assert.ok(e instanceof EvalError);
+      assert.equal(
+        e.message,
+        `json.encode: ${want}at tuple index 1: cannot encode builtin_function_or_method as JSON`,
+      );
+      return true;
+    });
+  }
+});
+
+Deno.test("json fast: dicts with the same or different key orders are all sorted", () => {
+  const a = D(["b", 1], ["a", 2], ["c", 3]);
+  const b = D(["b", 4], ["a", 5], ["c", 6]); // same insertion order: the sorted order is reused
+  const c = D(["c", 7], ["a", 8], ["b", 9]); // different order
+  const d = D(["b", 1], ["a", 2], ["d", 3]); // same length, different key
+  const text = encodeJSON(new Thread(), new List([a, b, c, d, a]));
+  assert.equal(
+    text,
+    '[{"a":2,"b":1,"c":3},{"a":5,"b":4,"c":6},{"a":8,"b":9,"c":7},{"a":2,"b":1,"d":3},{"a":2,"b":1,"c":3}]',
+  );
+  assert.throws(
+    () => encodeJSON(new Thread(), new List([a, D(["b", 1], [2, 2], ["c", 3])])),
+    /dict has int key/,
+  );
+});
+
+Deno.test("json fast: decoded keys are reused only when the text is identical", () => {
+  const v = decode(
+    '[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"nam":"c"},{"i\\u0064":4,"name":"d"},' +
+      '{"name":5,"id":6},{"id":7,"name":8,"x":{"id":9}},{"id\\n":10}]',
+  );
+  assert.equal(
+    repr(v),
+    '[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "nam": "c"}, {"id": 4, "name": "d"}, ' +
+      '{"name": 5, "id": 6}, {"id": 7, "name": 8, "x": {"id": 9}}, {"id\\n": 10}]',
+  );
+  // A key that merely starts like the previous one is not taken for it.
+  assert.equal(repr(decode('[{"abc":1},{"ab":2},{"abcd":3}]')), '[{"abc": 1}, {"ab": 2}, {"abcd": 3}]');
+  // Keys with escapes or control characters are never reused, only decoded again (to the same text).
+  assert.equal(repr(decode('[{"a\\tb":1},{"a\tb":2}]')), '[{"a\\tb": 1}, {"a\\tb": 2}]');
+  // Repeated keys keep their first position and their last value.
+  assert.equal(repr(decode('{"a":1,"b":2,"a":3}')), '{"a": 3, "b": 2}');
+});
+
+Deno.test("json fast: both directions charge per value, and a deep list per level", () => {
+  const records = new List(
+    Array.from({ length: 1000 }, (_, i) => D(["id", i], ["tags", new List(["x", "y"])])),
+  );
+  const t = new Thread();
+  const text = encodeJSON(t, records);
+  // Each record is a dozen pieces: several steps each, not one step per 32 bytes (~600 steps in all).
+  assert.ok(t.steps >= 10_000, `encode: ${t.steps} steps`);
+  const u = new Thread();
+  decode(text, u);
+  assert.ok(u.steps >= 10_000, `decode: ${u.steps} steps`);
+  let deep: Value = new List([]);
+  for (let i = 0; i < 100_000; i++) deep = new List([deep]);
+  const w = new Thread();
+  encodeJSON(w, deep);
+  assert.ok(w.steps >= 400_000, `deep: ${w.steps} steps`);
+});
