@@ -40,6 +40,8 @@ const OUTPUT_BYTES_PER_STEP = 32;
 /** Steps per output piece (a value or punctuation: formatting it and storing it). */
 const STEPS_PER_PIECE = 2;
 /** Pieces joined into one chunk at a time. */
+/** How many recent dict shapes keep their sorted key order. */
+const SHAPE_CACHE = 4;
 const BATCH = 4096;
 /** Nesting depth written recursively; deeper values use the explicit-stack loop. */
 const MAX_RECURSION = 64;
@@ -93,9 +95,11 @@ class Encoder {
   private readonly path: object[] = [];
   private deepPath: Set<object> | undefined;
   private readonly keyCache = new Map<string, string>();
-  /** The keys of the last dict sorted, in insertion order, and the sorted order of their positions. */
-  private lastKeys: string[] = [];
-  private lastOrder: number[] = [];
+  /**
+   * The key lists (in insertion order) of the last few dicts sorted, with the sorted order of their
+   * positions: records and their nested dicts repeat a handful of shapes, so sorting is mostly skipped.
+   */
+  private readonly shapes: { keys: string[]; order: number[] }[] = [];
 
   constructor(private readonly thread: Thread, private readonly fn: string) {}
 
@@ -192,24 +196,31 @@ class Encoder {
   private sortedKeys(d: Dict): string[] {
     const keys = d.keys();
     const n = keys.length;
-    const last = this.lastKeys;
-    let same = last.length === n;
     for (let i = 0; i < n; i++) {
       const k = keys[i];
       if (typeof k !== "string") throw new EncodeError(`dict has ${typeName(k)} key, want string`);
-      if (same && last[i] !== k) same = false;
     }
     const ks = keys as string[];
     if (n < 2) return ks;
-    let order: number[];
-    if (same) order = this.lastOrder;
-    else {
+    let order: number[] | undefined;
+    for (const shape of this.shapes) {
+      const sk = shape.keys;
+      if (sk.length !== n) continue;
+      let i = 0;
+      while (i < n && sk[i] === ks[i]) i++;
+      if (i === n) {
+        order = shape.order;
+        break;
+      }
+    }
+    if (order === undefined) {
       this.thread.charge(Math.ceil((n * Math.log2(n)) / 2));
       order = [];
       for (let j = 0; j < n; j++) order.push(j);
-      order.sort((a, b) => (ks[a] < ks[b] ? -1 : ks[a] > ks[b] ? 1 : 0));
-      this.lastKeys = ks.slice();
-      this.lastOrder = order;
+      const o = order;
+      o.sort((a, b) => (ks[a] < ks[b] ? -1 : ks[a] > ks[b] ? 1 : 0));
+      if (this.shapes.length >= SHAPE_CACHE) this.shapes.shift();
+      this.shapes.push({ keys: ks.slice(), order: o });
     }
     const out: string[] = new Array(n);
     for (let j = 0; j < n; j++) out[j] = ks[order[j]];
