@@ -1,0 +1,287 @@
+/**
+ * Hashing of Starlark values ({@link hashKey}) and the hashed containers built on it, {@link Dict} and
+ * {@link StarSet}. They share a module because `hashKey` must recognise dicts and sets as unhashable
+ * while the containers key their entries with it. Import these names from `value.ts`.
+ *
+ * @module
+ */
+
+import { Bytes, Float, List, type Mutable, StarObject, Tuple, type Value } from "./object.ts";
+import { UnhashableError } from "./value_errors.ts";
+
+const identityIds = new WeakMap<object, number>();
+let nextIdentityId = 1;
+
+function identityKey(o: object): string {
+  let id = identityIds.get(o);
+  if (id === undefined) {
+    id = nextIdentityId++;
+    identityIds.set(o, id);
+  }
+  return "\u0103" + id;
+}
+
+/** Implemented by host-defined values that are hashable (by identity unless they say otherwise). */
+export interface HashableObject {
+  /** Returns a JS string that is equal for equal values; must contain a char ≥ 0x100 to avoid clashes. */
+  hashKey?(): string;
+}
+
+/**
+ * Maps a hashable Starlark value to a JS Map key such that two Starlark values are `==` exactly when their
+ * keys are SameValueZero-equal. Strings map to themselves (their chars are all < 0x100); every synthetic
+ * key contains a char ≥ 0x100 so it can never clash with a string.
+ *
+ * @throws {UnhashableError} for lists, dicts, sets and other unhashable values.
+ */
+export function hashKey(v: Value): unknown {
+  switch (typeof v) {
+    case "string":
+    case "number":
+    case "bigint":
+    case "boolean":
+      return v;
+    case "object":
+      if (v === null) return null;
+      if (v instanceof Float) return floatKey(v.value);
+      if (v instanceof Bytes) return "\u0101" + v.data;
+      if (v instanceof Tuple) return tupleKey(v);
+      if (v instanceof List || v instanceof Dict || v instanceof StarSet) {
+        throw new UnhashableError(v.typeName);
+      }
+      {
+        const h = (v as HashableObject).hashKey;
+        if (typeof h === "function") return h.call(v);
+        if ((v as { unhashable?: boolean }).unhashable) throw new UnhashableError(v.typeName);
+      }
+      return identityKey(v);
+  }
+  throw new UnhashableError(typeof v);
+}
+
+function floatKey(f: number): unknown {
+  if (Number.isNaN(f)) return "\u0100NaN"; // the reference treats all NaNs as equal
+  if (Number.isInteger(f)) return Number.isSafeInteger(f) ? f : BigInt(f);
+  return f; // non-integral: cannot equal any int; -0 and 0 are SameValueZero-equal
+}
+
+function tupleKey(t: Tuple): string {
+  let s = "\u0102(";
+  for (const e of t.elems) {
+    const k = hashKey(e);
+    switch (typeof k) {
+      case "string":
+        s += "s" + k.length + ":" + k;
+        break;
+      case "number":
+        s += "n" + (Object.is(k, -0) ? 0 : k) + ";";
+        break;
+      case "bigint":
+        s += "n" + k + ";"; // bigint keys are outside the safe range, so they never equal a number key
+        break;
+      case "boolean":
+        s += k ? "T" : "F";
+        break;
+      default:
+        s += "N";
+    }
+  }
+  return s + ")";
+}
+
+/** One dict entry. */
+export interface DictEntry {
+  /** The original key. */
+  key: Value;
+  /** The value. */
+  value: Value;
+}
+
+/** Most entries a dict keeps in its compact form before switching to a hash table. */
+const SMALL_DICT_MAX = 8;
+
+/** The compact form of every empty dict (shared: never mutated; an insertion replaces it). */
+const NO_ENTRIES: unknown[] = [];
+
+/**
+ * A Starlark dict: insertion-ordered, keyed by Starlark equality (see {@link hashKey}).
+ *
+ * Small dicts (the usual record) are stored compactly as a flat array of `[hashKey, key, value]`
+ * triples searched linearly: a quarter of the memory of a JS Map with entry objects, and faster to build.
+ * A dict switches for good to a `Map` of {@link DictEntry} objects when it grows past a few entries, or
+ * as soon as {@link Dict.map} is read; code that needs no map should use the methods instead.
+ */
+export class Dict extends StarObject implements Mutable {
+  /** The compact form, or null once the dict uses {@link Dict.map}. */
+  #small: unknown[] | null = NO_ENTRIES;
+  /** The hash table form; null while compact. */
+  #map: Map<unknown, DictEntry> | null = null;
+  /** Whether the dict has been frozen. */
+  frozen = false;
+  /** Number of active iterations. */
+  itercount = 0;
+  /** Always `"dict"`. */
+  get typeName(): string {
+    return "dict";
+  }
+  /**
+   * Entries by normalized key; JS Map iteration order is insertion order, as in the reference. Reading
+   * this converts a compact dict to its map form (once): the map stays valid for the dict's lifetime.
+   */
+  get map(): Map<unknown, DictEntry> {
+    return this.#map ?? this.#toMap();
+  }
+  /** Number of entries. */
+  get size(): number {
+    const s = this.#small;
+    return s !== null ? s.length / 3 : this.#map!.size;
+  }
+  /** Looks a key up; returns `undefined` when absent. Throws {@link UnhashableError}. */
+  get(key: Value): Value | undefined {
+    return this.getByHash(hashKey(key));
+  }
+  /**
+   * Looks up the value whose key has hash key `hk` (as computed by {@link hashKey}; a string or a safe
+   * integer is its own hash key); `undefined` when absent.
+   */
+  getByHash(hk: unknown): Value | undefined {
+    const s = this.#small;
+    if (s !== null) {
+      for (let i = 0; i < s.length; i += 3) if (s[i] === hk) return s[i + 2] as Value;
+      return undefined;
+    }
+    const e = this.#map!.get(hk);
+    return e === undefined ? undefined : e.value;
+  }
+  /** Inserts or replaces without mutability checks (callers check with {@link checkMutable}). */
+  setUnchecked(key: Value, value: Value): void {
+    this.setByHash(hashKey(key), key, value);
+  }
+  /**
+   * Inserts or replaces the entry of `key`, whose hash key is `hk`, without mutability checks; returns
+   * true when a new entry was added. An existing entry keeps its original key, as in the reference.
+   */
+  setByHash(hk: unknown, key: Value, value: Value): boolean {
+    const s = this.#small;
+    if (s !== null) {
+      for (let i = 0; i < s.length; i += 3) {
+        if (s[i] === hk) {
+          s[i + 2] = value;
+          return false;
+        }
+      }
+      if (s === NO_ENTRIES) {
+        this.#small = [hk, key, value];
+        return true;
+      }
+      if (s.length < 3 * SMALL_DICT_MAX) {
+        s.push(hk, key, value);
+        return true;
+      }
+      this.#toMap();
+    }
+    const m = this.#map!;
+    const e = m.get(hk);
+    if (e !== undefined) {
+      e.value = value;
+      return false;
+    }
+    m.set(hk, { key, value });
+    return true;
+  }
+  /** Removes a key without mutability checks; returns the removed value or `undefined`. */
+  deleteUnchecked(key: Value): Value | undefined {
+    const k = hashKey(key);
+    const s = this.#small;
+    if (s !== null) {
+      for (let i = 0; i < s.length; i += 3) {
+        if (s[i] === k) {
+          const v = s[i + 2] as Value;
+          s.splice(i, 3);
+          return v;
+        }
+      }
+      return undefined;
+    }
+    const m = this.#map!;
+    const e = m.get(k);
+    if (e === undefined) return undefined;
+    m.delete(k);
+    return e.value;
+  }
+  /** Keys in insertion order. */
+  keys(): Value[] {
+    const out: Value[] = [];
+    const s = this.#small;
+    if (s !== null) {
+      for (let i = 1; i < s.length; i += 3) out.push(s[i] as Value);
+    } else {
+      for (const e of this.#map!.values()) out.push(e.key);
+    }
+    return out;
+  }
+  /** Calls `fn` with each key and value in insertion order; `fn` must not modify the dict. */
+  forEach(fn: (key: Value, value: Value) => void): void {
+    const s = this.#small;
+    if (s !== null) {
+      for (let i = 0; i < s.length; i += 3) fn(s[i + 1] as Value, s[i + 2] as Value);
+    } else {
+      for (const e of this.#map!.values()) fn(e.key, e.value);
+    }
+  }
+  /**
+   * @internal Fills an empty dict from `[hashKey, key, value]` triples with distinct hash keys, taking
+   * ownership of the array (dict displays with constant keys).
+   */
+  initEntries(triples: unknown[]): void {
+    if (triples.length <= 3 * SMALL_DICT_MAX) {
+      this.#small = triples;
+      return;
+    }
+    const m = new Map<unknown, DictEntry>();
+    for (let i = 0; i < triples.length; i += 3) {
+      m.set(triples[i], { key: triples[i + 1] as Value, value: triples[i + 2] as Value });
+    }
+    this.#small = null;
+    this.#map = m;
+  }
+  #toMap(): Map<unknown, DictEntry> {
+    const m = new Map<unknown, DictEntry>();
+    const s = this.#small!;
+    for (let i = 0; i < s.length; i += 3) m.set(s[i], { key: s[i + 1] as Value, value: s[i + 2] as Value });
+    this.#small = null;
+    this.#map = m;
+    return m;
+  }
+}
+
+/** A Starlark set: insertion-ordered, keyed like {@link Dict}. */
+export class StarSet extends StarObject implements Mutable {
+  /** Elements by normalized key. */
+  readonly map: Map<unknown, Value> = new Map();
+  /** Whether the set has been frozen. */
+  frozen = false;
+  /** Number of active iterations. */
+  itercount = 0;
+  /** Always `"set"`. */
+  get typeName(): string {
+    return "set";
+  }
+  /** Number of elements. */
+  get size(): number {
+    return this.map.size;
+  }
+  /** Membership test. Throws {@link UnhashableError}. */
+  has(v: Value): boolean {
+    return this.map.has(hashKey(v));
+  }
+  /** Adds without mutability checks. */
+  addUnchecked(v: Value): void {
+    const k = hashKey(v);
+    if (!this.map.has(k)) this.map.set(k, v);
+  }
+  /** Elements in insertion order. */
+  elems(): Value[] {
+    return [...this.map.values()];
+  }
+}
