@@ -8,6 +8,7 @@
 import type { Subject } from "../authz.ts";
 import { CodeModeError } from "./errors.ts";
 import type { StructField, TypeSchema } from "./schema.ts";
+import { UNIVERSE } from "./starlark/mod.ts";
 import { hasSurroundingSpace, isIdentifier, quote, utf8Length } from "./text.ts";
 import type { Infer, InferOutput, StructSchema } from "./types.ts";
 
@@ -100,46 +101,10 @@ export interface CapabilitySpec {
 
 /**
  * Names a capability cannot use as its first segment: every name of the Starlark universe plus the
- * predeclared `sum`, `json` and `math`.
+ * predeclared `sum`, `json` and `math`. Taken from the engine, so that a name it adds to its universe is
+ * reserved too.
  */
-export const RESERVED_ROOTS: ReadonlySet<string> = new Set([
-  "None",
-  "True",
-  "False",
-  "abs",
-  "any",
-  "all",
-  "bool",
-  "bytes",
-  "chr",
-  "dict",
-  "dir",
-  "enumerate",
-  "fail",
-  "float",
-  "getattr",
-  "hasattr",
-  "hash",
-  "int",
-  "len",
-  "list",
-  "max",
-  "min",
-  "ord",
-  "print",
-  "range",
-  "repr",
-  "reversed",
-  "set",
-  "sorted",
-  "str",
-  "tuple",
-  "type",
-  "zip",
-  "sum",
-  "json",
-  "math",
-]);
+export const RESERVED_ROOTS: ReadonlySet<string> = new Set([...UNIVERSE.keys(), "sum", "json", "math"]);
 
 /** Most search-term phrases per capability. */
 export const MAX_SEARCH_TERMS = 16;

@@ -17,6 +17,7 @@
  * @module
  */
 import { lookupMethod, methodNames } from "./methods/mod.ts";
+import { nearest as nearestName } from "./resolve/spell.ts";
 import {
   Builtin,
   Dict,
@@ -129,43 +130,8 @@ export function freeze(x: Value): void {
 
 /**
  * The candidate closest to `x` for a "did you mean" hint, like the reference: case and underscores are
- * ignored, and at most half of the name may differ.
+ * ignored, and at most half of the name may differ. `undefined` when none is close enough.
  */
 export function nearest(x: string, candidates: readonly string[]): string | undefined {
-  const fx = fold(x);
-  let best: string | undefined;
-  let bestD = (fx.length + 1) >> 1;
-  for (const c of candidates) {
-    const d = levenshtein(fx, fold(c), bestD);
-    if (d < bestD) {
-      bestD = d;
-      best = c;
-    }
-  }
-  return best;
-}
-
-function fold(s: string): string {
-  return s.replace(/_/g, "").replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
-}
-
-function levenshtein(x: string, y: string, max: number): number {
-  if (x.length > y.length) [x, y] = [y, x];
-  if (y.length - x.length > max) return y.length - x.length;
-  const row = new Array<number>(y.length + 1);
-  for (let j = 0; j <= y.length; j++) row[j] = j;
-  for (let i = 1; i <= x.length; i++) {
-    row[0] = i;
-    let prev = i - 1;
-    let best = i;
-    for (let j = 1; j <= y.length; j++) {
-      const a = prev + (x.charCodeAt(i - 1) !== y.charCodeAt(j - 1) ? 1 : 0);
-      const k = Math.min(a, 1 + row[j - 1], 1 + row[j]);
-      prev = row[j];
-      row[j] = k;
-      if (k < best) best = k;
-    }
-    if (best > max) return best;
-  }
-  return row[y.length];
+  return nearestName(x, candidates) || undefined;
 }

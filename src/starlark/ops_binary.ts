@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { chargeStringCompare, compare, equals, truth } from "./ops_compare.ts";
+import { chargeStringCompare, compare, comparePrimitive, equals, truth } from "./ops_compare.ts";
 import { interpolate } from "./percent_format.ts";
 import {
   int32Error,
@@ -41,8 +41,8 @@ import {
   chargeKeyHash,
   chargeSlots,
   copyMap,
+  eachEntry,
   ENTRY_BYTES,
-  HASH_POLL_MASK,
   lookupSteps,
   POLL_CHUNK,
   repeatArray,
@@ -191,13 +191,10 @@ export function binary(thread: Thread, op: BinaryOp, x: Value, y: Value): Value 
         if (y !== 0) return intMod(x, y);
         break;
       case "<":
-        return x < y;
       case "<=":
-        return x <= y;
       case ">":
-        return x > y;
       case ">=":
-        return x >= y;
+        return comparePrimitive(op, x, y);
       case "==":
         return x === y;
       case "!=":
@@ -375,13 +372,11 @@ function percent(thread: Thread, x: Value, y: Value): Value {
 
 function copyDictInto(thread: Thread, z: Dict, src: Dict): void {
   chargeInserts(thread, src.size, z.size + src.size, ENTRY_BYTES);
-  let i = 0;
-  for (const [k, e] of src.map) {
+  eachEntry(thread, src.map, (k, e) => {
     const cur = z.map.get(k);
     if (cur !== undefined) cur.value = e.value;
     else z.map.set(k, { key: e.key, value: e.value } as DictEntry);
-    if ((++i & HASH_POLL_MASK) === 0) thread.poll();
-  }
+  });
 }
 
 function cloneSet(thread: Thread, s: StarSet, extra: number): StarSet {
@@ -405,11 +400,9 @@ function pipe(thread: Thread, x: Value, y: Value): Value {
     if (y instanceof StarSet) {
       const z = cloneSet(thread, x, y.size);
       chargeInserts(thread, y.size, z.size + y.size, SET_ENTRY_BYTES);
-      let i = 0;
-      for (const [k, v] of y.map) {
+      eachEntry(thread, y.map, (k, v) => {
         if (!z.map.has(k)) z.map.set(k, v);
-        if ((++i & HASH_POLL_MASK) === 0) thread.poll();
-      }
+      });
       return z;
     }
   }
@@ -425,11 +418,9 @@ function amp(thread: Thread, x: Value, y: Value): Value {
       const z = new StarSet();
       thread.charge(y.size * lookupSteps(x.size));
       chargeInserts(thread, Math.min(x.size, y.size), Math.min(x.size, y.size), SET_ENTRY_BYTES);
-      let i = 0;
-      for (const [k, v] of y.map) {
+      eachEntry(thread, y.map, (k, v) => {
         if (x.map.has(k)) z.map.set(k, v);
-        if ((++i & HASH_POLL_MASK) === 0) thread.poll();
-      }
+      });
       return z;
     }
   }
@@ -443,12 +434,10 @@ function circumflex(thread: Thread, x: Value, y: Value): Value {
     if (y instanceof StarSet) {
       const z = cloneSet(thread, x, y.size);
       chargeInserts(thread, y.size, z.size + y.size, SET_ENTRY_BYTES);
-      let i = 0;
-      for (const [k, v] of y.map) {
+      eachEntry(thread, y.map, (k, v) => {
         if (z.map.has(k)) z.map.delete(k);
         else z.map.set(k, v);
-        if ((++i & HASH_POLL_MASK) === 0) thread.poll();
-      }
+      });
       return z;
     }
   }
@@ -459,11 +448,7 @@ function circumflex(thread: Thread, x: Value, y: Value): Value {
 function setDifference(thread: Thread, x: StarSet, y: StarSet): StarSet {
   const z = cloneSet(thread, x, 0);
   thread.charge(y.size * lookupSteps(z.size));
-  let i = 0;
-  for (const k of y.map.keys()) {
-    z.map.delete(k);
-    if ((++i & HASH_POLL_MASK) === 0) thread.poll();
-  }
+  eachEntry(thread, y.map, (k) => z.map.delete(k));
   return z;
 }
 

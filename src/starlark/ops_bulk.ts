@@ -128,9 +128,17 @@ export function chargeInserts(thread: Thread, n: number, size: number, bytesPerE
  * chunks; the caller has charged the work.
  */
 export function copyMap<K, V>(thread: Thread, dst: Map<K, V>, src: ReadonlyMap<K, V>): void {
+  eachEntry(thread, src, (k, v) => dst.set(k, v));
+}
+
+/**
+ * Calls `f` on every entry of `src` in order, polling the interrupt hook between chunks; the caller has
+ * charged the work.
+ */
+export function eachEntry<K, V>(thread: Thread, src: ReadonlyMap<K, V>, f: (k: K, v: V) => void): void {
   let i = 0;
   for (const [k, v] of src) {
-    dst.set(k, v);
+    f(k, v);
     if ((++i & HASH_POLL_MASK) === 0) thread.poll();
   }
 }

@@ -188,34 +188,31 @@ function floatCmp(a: number, b: number): number {
 }
 
 /**
+ * `x op y` for two small ints or two strings, where JS's own ordering is Starlark's: a number here is
+ * never NaN (floats are boxed), and binary strings compare by UTF-8 byte like the reference.
+ */
+export function comparePrimitive<T extends number | string>(op: CompareOp, x: T, y: T): boolean {
+  switch (op) {
+    case "<":
+      return x < y;
+    case "<=":
+      return x <= y;
+    case ">":
+      return x > y;
+    default:
+      return x >= y;
+  }
+}
+
+/**
  * `x < y` etc. Throws EvalError `T < U not implemented` for unordered types and mixed types (other than
  * int/float), and on excessive recursion.
  */
 export function compare(op: CompareOp, x: Value, y: Value, thread?: Thread): boolean {
-  if (typeof x === "number" && typeof y === "number") {
-    switch (op) {
-      case "<":
-        return x < y;
-      case "<=":
-        return x <= y;
-      case ">":
-        return x > y;
-      default:
-        return x >= y;
-    }
-  }
+  if (typeof x === "number" && typeof y === "number") return comparePrimitive(op, x, y);
   if (typeof x === "string" && typeof y === "string") {
     if (thread !== undefined) chargeStringCompare(thread, x, y);
-    switch (op) {
-      case "<":
-        return x < y;
-      case "<=":
-        return x <= y;
-      case ">":
-        return x > y;
-      default:
-        return x >= y;
-    }
+    return comparePrimitive(op, x, y);
   }
   if (x instanceof StarSet && y instanceof StarSet) {
     if (thread !== undefined) thread.charge(Math.min(x.size, y.size) * lookupSteps(Math.max(x.size, y.size)));

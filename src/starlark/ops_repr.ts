@@ -112,18 +112,8 @@ type Work = Value | Lit;
 
 /** `repr(x)` as a binary string; with a thread, the work and output size are charged to its budgets. */
 export function repr(x: Value, thread?: Thread): string {
-  switch (typeof x) {
-    case "string":
-      return quote(x, false, thread);
-    case "number":
-      return String(x);
-    case "bigint":
-      return x.toString();
-    case "boolean":
-      return x ? "True" : "False";
-  }
-  if (x === null) return "None";
-  if (x instanceof Float) return formatFloat(x.value);
+  const scalar = scalarRepr(x, thread);
+  if (scalar !== undefined) return scalar;
   if ((x instanceof List || x instanceof Tuple) && x.elems.length <= 64) {
     const s = flatRepr(x);
     if (s !== undefined) return s;
@@ -151,10 +141,11 @@ export function str(x: Value, thread?: Thread): string {
   return repr(x, thread);
 }
 
-function scalarRepr(x: Value): string | undefined {
+/** `repr(x)` for a value that contains no others; `undefined` for anything else. */
+function scalarRepr(x: Value, thread?: Thread): string | undefined {
   switch (typeof x) {
     case "string":
-      return quote(x);
+      return quote(x, false, thread);
     case "number":
       return String(x);
     case "bigint":
@@ -213,7 +204,7 @@ function writeValue(root: Value, thread: Thread | undefined): string {
       thread.allocate(out.length - charged);
       charged = out.length;
     }
-    const s = typeof w === "string" ? quote(w, false, thread) : scalarRepr(w);
+    const s = scalarRepr(w, thread);
     if (s !== undefined) {
       out += s;
       continue;

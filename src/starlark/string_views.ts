@@ -18,21 +18,57 @@ function unhashable(type: string): UnhashableError {
   return e;
 }
 
-/** `s.elems()` (1-byte strings) or `s.elem_ords()` (ints 0..255): an indexable sequence of the bytes. */
-export class StringElems extends StarObject {
-  /** The string (binary). */
+/**
+ * What the views share: each is over a binary string, iterates its bytes unless it says otherwise, prints
+ * as the call that made it, equals a view made the same way from the same text, and is unhashable.
+ */
+abstract class TextView extends StarObject {
+  /** The string or bytes (binary string). */
   readonly s: string;
-  /** Whether the elements are ints rather than 1-byte strings. */
+  /** Whether the elements are ints rather than strings. */
   readonly ords: boolean;
-  /** Creates the view. */
   constructor(s: string, ords: boolean) {
     super();
     this.s = s;
     this.ords = ords;
   }
+  /** The method call that made the view, as its repr ends (`.elems()`). */
+  protected abstract get call(): string;
+  /** Whether `s` holds bytes, which print as a bytes literal. */
+  protected get isBytes(): boolean {
+    return false;
+  }
+  /** Iterates the bytes, as 1-byte strings or as ints. */
+  starlarkIterate(): ValueIterator {
+    let i = 0;
+    const s = this.s, ords = this.ords;
+    return {
+      next: () => (i < s.length ? (ords ? s.charCodeAt(i++) : s[i++]) : undefined),
+      done: () => {},
+    };
+  }
+  /** The call that made the view, e.g. `"abc".elems()`. */
+  starlarkRepr(): string {
+    return quote(this.s, this.isBytes) + this.call;
+  }
+  /** Equal to a view of the same kind over the same text (the type name tells the kinds of view apart). */
+  starlarkEquals(y: Value): boolean {
+    return y instanceof TextView && y.typeName === this.typeName && y.s === this.s && y.ords === this.ords;
+  }
+  /** Not hashable. */
+  hashKey(): string {
+    throw unhashable(this.typeName);
+  }
+}
+
+/** `s.elems()` (1-byte strings) or `s.elem_ords()` (ints 0..255): an indexable sequence of the bytes. */
+export class StringElems extends TextView {
   /** Always `"string.elems"`. */
   get typeName(): string {
     return "string.elems";
+  }
+  protected get call(): string {
+    return this.ords ? ".elem_ords()" : ".elems()";
   }
   /** Number of bytes. */
   starlarkLen(): number {
@@ -42,50 +78,22 @@ export class StringElems extends StarObject {
   starlarkIndex(i: number): Value {
     return this.ords ? this.s.charCodeAt(i) : this.s[i];
   }
-  /** Iterates the bytes. */
-  starlarkIterate(): ValueIterator {
-    let i = 0;
-    const s = this.s, ords = this.ords;
-    return {
-      next: () => (i < s.length ? (ords ? s.charCodeAt(i++) : s[i++]) : undefined),
-      done: () => {},
-    };
-  }
-  /** `"abc".elems()` or `"abc".elem_ords()`. */
-  starlarkRepr(): string {
-    return quote(this.s) + (this.ords ? ".elem_ords()" : ".elems()");
-  }
-  /** Equal to a view of the same kind over the same string. */
-  starlarkEquals(y: Value): boolean {
-    return y instanceof StringElems && y.s === this.s && y.ords === this.ords;
-  }
-  /** Not hashable. */
-  hashKey(): string {
-    throw unhashable(this.typeName);
-  }
 }
 
 /**
  * `s.codepoints()` (substrings) or `s.codepoint_ords()` (ints): iterates the UTF-8 code points; each
  * byte of an invalid sequence yields U+FFFD (as a string or as 0xFFFD).
  */
-export class StringCodepoints extends StarObject {
-  /** The string (binary). */
-  readonly s: string;
-  /** Whether the elements are ints rather than strings. */
-  readonly ords: boolean;
-  /** Creates the view. */
-  constructor(s: string, ords: boolean) {
-    super();
-    this.s = s;
-    this.ords = ords;
-  }
+export class StringCodepoints extends TextView {
   /** Always `"string.codepoints"`. */
   get typeName(): string {
     return "string.codepoints";
   }
+  protected get call(): string {
+    return this.ords ? ".codepoint_ords()" : ".codepoints()";
+  }
   /** Iterates the code points. */
-  starlarkIterate(): ValueIterator {
+  override starlarkIterate(): ValueIterator {
     let i = 0;
     const s = this.s, ords = this.ords;
     return {
@@ -107,50 +115,23 @@ export class StringCodepoints extends StarObject {
       done: () => {},
     };
   }
-  /** `"abc".codepoints()` or `"abc".codepoint_ords()`. */
-  starlarkRepr(): string {
-    return quote(this.s) + (this.ords ? ".codepoint_ords()" : ".codepoints()");
-  }
-  /** Equal to a view of the same kind over the same string. */
-  starlarkEquals(y: Value): boolean {
-    return y instanceof StringCodepoints && y.s === this.s && y.ords === this.ords;
-  }
-  /** Not hashable. */
-  hashKey(): string {
-    throw unhashable(this.typeName);
-  }
 }
 
 /** `b.elems()`: iterates the bytes of a bytes value as ints 0..255. */
-export class BytesElems extends StarObject {
-  /** The bytes (binary string). */
-  readonly data: string;
-  /** Creates the view. */
+export class BytesElems extends TextView {
+  /** Creates the view over `data`, the bytes as a binary string. */
   constructor(data: string) {
-    super();
-    this.data = data;
+    super(data, true);
   }
   /** Always `"bytes.elems"`. */
   get typeName(): string {
     return "bytes.elems";
   }
-  /** Iterates the bytes as ints. */
-  starlarkIterate(): ValueIterator {
-    let i = 0;
-    const s = this.data;
-    return { next: () => (i < s.length ? s.charCodeAt(i++) : undefined), done: () => {} };
+  protected get call(): string {
+    return ".elems()";
   }
-  /** `b"abc".elems()`. */
-  starlarkRepr(): string {
-    return quote(this.data, true) + ".elems()";
-  }
-  /** Equal to a view over the same bytes. */
-  starlarkEquals(y: Value): boolean {
-    return y instanceof BytesElems && y.data === this.data;
-  }
-  /** Not hashable. */
-  hashKey(): string {
-    throw unhashable(this.typeName);
+  protected override get isBytes(): boolean {
+    return true;
   }
 }
 

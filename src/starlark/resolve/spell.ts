@@ -1,13 +1,18 @@
 /**
  * "Did you mean" suggestions for misspelled names, with the reference implementation's rules: names are
  * compared case-insensitively with underscores ignored, and a candidate is only suggested when it is
- * within an edit distance of half the (folded) name's length.
+ * within an edit distance of half the (folded) name's length. The resolver, attribute lookups and keyword
+ * argument checks all share this one implementation.
  *
  * @module
  */
 
+/**
+ * Drops underscores and lowers ASCII letters only: names are binary strings (UTF-8 bytes), and a
+ * Unicode-aware lowering of single bytes would rewrite UTF-8 lead bytes rather than letters.
+ */
 function fold(s: string): string {
-  return s.replace(/_/g, "").toLowerCase();
+  return s.replace(/_/g, "").replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
 }
 
 /** Levenshtein distance between `x` and `y`, giving up (returning a value > max) once it exceeds `max`. */
