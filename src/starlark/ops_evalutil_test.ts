@@ -6,6 +6,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { parseExpr } from "./syntax/mod.ts";
 import type { Expr } from "./syntax/mod.ts";
 import { binary, getIndex, iterate, len, repr, slice, str, truth, unary } from "./ops.ts";
@@ -29,6 +30,7 @@ import {
   ResourceError,
   StarSet,
   Thread,
+  toJSString,
   Tuple,
   typeName,
   UnhashableError,
@@ -178,4 +180,21 @@ export function evalRepr(src: string, thread: Thread = new Thread()): string {
     }
     throw e;
   }
+}
+
+/**
+ * Asserts that every `[expression, expected repr or "error: message"]` case evaluates as recorded from the
+ * reference binary, listing every difference at once.
+ */
+export function assertMatchesReference(cases: readonly (readonly [string, string])[]): void {
+  const failures: string[] = [];
+  for (const [src, want] of cases) {
+    const got = toJSString(evalRepr(src));
+    if (got !== want) failures.push(`${src}\n    got:  ${got}\n    want: ${want}`);
+  }
+  assert.equal(
+    failures.length,
+    0,
+    `${failures.length} of ${cases.length} cases differ:\n` + failures.join("\n"),
+  );
 }

@@ -3,9 +3,7 @@
  *
  * @module
  */
-import assert from "node:assert/strict";
-import { toJSString } from "./value.ts";
-import { evalRepr } from "./ops_evalutil_test.ts";
+import { assertMatchesReference } from "./ops_evalutil_test.ts";
 
 /** `[expression, repr of its value or "error: message"]`, as printed by the reference `starlark` binary. */
 const CASES: [string, string][] = [
@@ -111,14 +109,5 @@ const CASES: [string, string][] = [
 ];
 
 Deno.test("ops: indexing, slicing, repr: every expression matches the reference", () => {
-  const failures: string[] = [];
-  for (const [src, want] of CASES) {
-    const got = toJSString(evalRepr(src));
-    if (got !== want) failures.push(`${src}\n    got:  ${got}\n    want: ${want}`);
-  }
-  assert.equal(
-    failures.length,
-    0,
-    `${failures.length} of ${CASES.length} cases differ:\n` + failures.join("\n"),
-  );
+  assertMatchesReference(CASES);
 });
