@@ -10,21 +10,10 @@ import { loadRegoAuthorizer, RegoPolicyError } from "../../src/authz/rego/mod.ts
 import { compilePolicy, opaEval } from "../../policies/opa.ts";
 import { policyPath, SHIPPED_POLICIES } from "../../policies/build.ts";
 import { CTX, opaTest } from "./_helpers.ts";
-
-/** A small deterministic PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../../src/starlark/seeded_random_test.ts";
 
 function generator(seed: number) {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const maybe = (p: number) => r() < p;
   const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import * as gm from "./gomath.ts";
 import * as gt from "./gomath_trig.ts";
+import { seededRandom } from "../seeded_random_test.ts";
 
 const view = new DataView(new ArrayBuffer(8));
 const fromBits = (hex: string): number => {
@@ -100,17 +101,8 @@ Deno.test("gomath: exp/log/pow special cases", () => {
   assert.equal(gm.ldexp(-1, -1076), -0);
 });
 
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 Deno.test("gomath: fast fma equals the exact BigInt fma, including near-ties and cancellation", () => {
-  const rnd = mulberry32(99);
+  const rnd = seededRandom(99);
   const value = (): number => {
     const r = rnd();
     if (r < 0.3) return (rnd() - 0.5) * 10;

@@ -20,6 +20,7 @@ import {
 import type { Kwargs, Value } from "../value.ts";
 import { encodeJSON, json, MAX_DECODE_NESTING } from "./json.ts";
 import { math } from "./math.ts";
+import { seededRandom } from "../seeded_random_test.ts";
 
 const fn = (name: string): Builtin => json.members.get(name) as Builtin;
 const call = (name: string, args: Value[], kwargs: Kwargs = [], thread = new Thread()): Value =>
@@ -458,17 +459,8 @@ function randomValue(rnd: () => number, depth: number): Value {
   }
 }
 
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 Deno.test("json round trips: decode(encode(x)) == x and encode is stable", () => {
-  const rnd = mulberry32(12345);
+  const rnd = seededRandom(12345);
   for (let i = 0; i < 500; i++) {
     const x = randomValue(rnd, 0);
     const s = call("encode", [x]) as string;

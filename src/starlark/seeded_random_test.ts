@@ -1,0 +1,17 @@
+/**
+ * Test support: a small seeded pseudo-random generator (mulberry32), so generated test cases are the same
+ * on every run and a failure reproduces.
+ *
+ * @module
+ */
+
+/** Returns a generator of numbers in [0, 1) determined by `seed`. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
