@@ -4,15 +4,7 @@ import { EvalError, Float, Thread, Tuple } from "../value.ts";
 import type { Value } from "../value.ts";
 import { sortByKeys, sortKeys } from "./sort.ts";
 import { Builtin } from "../value.ts";
-
-/** A deterministic generator, so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { seededRandom } from "../seeded_random_test.ts";
 
 /** The obvious stable sort, as the specification of sortByKeys. */
 function naive(values: Value[], keys: Value[], reverse: boolean): Value[] {
@@ -51,7 +43,7 @@ const SHAPES: Record<string, Gen> = {
 for (const [name, gen] of Object.entries(SHAPES)) {
   Deno.test(`sortByKeys agrees with a naive stable sort: ${name}`, () => {
     for (let seed = 1; seed <= 30; seed++) {
-      const r = rng(seed);
+      const r = seededRandom(seed);
       const n = 1 + Math.floor(r() * 300);
       const keys: Value[] = [];
       for (let i = 0; i < n; i++) keys.push(gen(r));

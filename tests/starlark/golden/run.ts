@@ -1,0 +1,67 @@
+/**
+ * Runs one-line `starlark -c` programs in both implementations and returns everything each prints, so
+ * that differential tests compare whole outputs (printed text, or the error with its traceback).
+ *
+ * @module
+ */
+import { execFile } from "../../../src/starlark/mod.ts";
+import { json, math } from "../../../src/starlark/lib/mod.ts";
+import { EvalError, StarlarkSyntaxError, toJSString } from "../../../src/starlark/value.ts";
+
+/** Runs `source` in our engine as `starlark -c` runs it and returns what the reference would print. */
+export function runOurs(source: string): string {
+  let out = "";
+  try {
+    execFile(source, {
+      filename: "cmdline",
+      predeclared: { json, math },
+      // The reference command enables `set` (its -set flag is on by default) and nothing else.
+      dialect: { set: true },
+      maxSteps: 10_000_000,
+      print: (_thread, msg) => {
+        out += toJSString(msg) + "\n";
+      },
+    });
+  } catch (e) {
+    if (e instanceof EvalError) out += toJSString(e.backtrace()) + "\n";
+    else if (e instanceof StarlarkSyntaxError) out += toJSString(e.message) + "\n";
+    else out += `internal error: ${(e as Error)?.stack ?? e}\n`;
+  }
+  return out;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Runs `source` with the reference binary (`starlark -c`, on PATH) and returns its output, or
+ * `undefined` when the reference itself crashes (a Go panic is a bug of its own, not a behaviour to copy).
+ */
+export async function runReference(source: string): Promise<string | undefined> {
+  const out = await new Deno.Command("starlark", {
+    args: ["-c", source],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  // The reference prints to stderr; stdout stays empty for these programs.
+  const text = decoder.decode(out.stdout) + decoder.decode(out.stderr);
+  if (text.includes("panic:") || text.includes("goroutine ")) return undefined;
+  return text;
+}
+
+/** Applies `fn` to every item with at most `width` calls in flight, keeping the results in order. */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  width: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: width }, lane));
+  return results;
+}
