@@ -15,3 +15,24 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Seeded random choices, the base of the test case generators. */
+export class SeededChoices {
+  /** The next number in [0, 1). */
+  protected readonly rnd: () => number;
+
+  /** Choices determined by `seed`. */
+  constructor(seed: number) {
+    this.rnd = seededRandom(seed);
+  }
+
+  /** True with probability `p`. */
+  protected chance(p: number): boolean {
+    return this.rnd() < p;
+  }
+
+  /** One of `items`, uniformly. */
+  protected pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.rnd() * items.length)];
+  }
+}

@@ -1,36 +1,46 @@
 /**
- * Random differential test: seeded random expressions (see `golden/random_exprs.ts`) run in our engine
- * and in the reference binary, and the whole outputs must match byte for byte. It needs the reference,
- * so it runs with `STARLARK_REF=1` (as CI does); the fixed seeds make every failure reproducible with
- * `deno run -A tests/starlark/golden/random_exprs.ts SEED COUNT FLAVOUR`.
+ * Random differential test: seeded random expressions (`golden/random_exprs.ts`) and whole programs
+ * (`golden/random_programs.ts`) run in our engine and in the reference binary, and the whole outputs must
+ * match byte for byte. It needs the reference, so it runs with `STARLARK_REF=1` (as CI does); the fixed
+ * seeds make every failure reproducible with those files' command lines.
  */
 import assert from "node:assert/strict";
 import { compareRandomPrograms } from "./golden/random_exprs.ts";
+import { ProgramGenerator } from "./golden/random_programs.ts";
+import { compareSources, type Comparison } from "./golden/run.ts";
 
-const RUNS = [
+const needsReference = Deno.env.get("STARLARK_REF") !== "1";
+
+function assertSame({ ran, differences }: Comparison, count: number): void {
+  // Nearly every case runs: the reference crashing on many would hollow the test out.
+  assert.ok(ran >= count * 0.95, `only ${ran} of ${count} cases ran`);
+  const shown = differences.slice(0, 20).map((d) =>
+    `${JSON.stringify(d.source)}\n    want: ${JSON.stringify(d.reference)}\n    got:  ${
+      JSON.stringify(d.ours)
+    }`
+  );
+  assert.equal(differences.length, 0, `${differences.length} of ${ran} cases differ:\n${shown.join("\n")}`);
+}
+
+const EXPRESSION_RUNS = [
   { seed: 20261130, count: 2500, flavour: "typed" },
   { seed: 7, count: 2500, flavour: "loose" },
 ] as const;
 
-for (const { seed, count, flavour } of RUNS) {
+for (const { seed, count, flavour } of EXPRESSION_RUNS) {
   Deno.test({
     name:
       `random differential: ${count} ${flavour} expressions (seed ${seed}) print what the reference prints`,
-    ignore: Deno.env.get("STARLARK_REF") !== "1",
-    fn: async () => {
-      const { ran, differences } = await compareRandomPrograms(seed, count, flavour);
-      // Nearly every case runs: the reference crashing on many would hollow the test out.
-      assert.ok(ran >= count * 0.95, `only ${ran} of ${count} cases ran`);
-      const shown = differences.slice(0, 20).map((d) =>
-        `${JSON.stringify(d.source)}\n    want: ${JSON.stringify(d.reference)}\n    got:  ${
-          JSON.stringify(d.ours)
-        }`
-      );
-      assert.equal(
-        differences.length,
-        0,
-        `${differences.length} of ${ran} cases differ:\n${shown.join("\n")}`,
-      );
-    },
+    ignore: needsReference,
+    fn: async () => assertSame(await compareRandomPrograms(seed, count, flavour), count),
   });
 }
+
+Deno.test({
+  name: "random differential: 1000 programs (seed 11) print what the reference prints",
+  ignore: needsReference,
+  fn: async () => {
+    const gen = new ProgramGenerator(11);
+    assertSame(await compareSources(Array.from({ length: 1000 }, () => gen.program())), 1000);
+  },
+});

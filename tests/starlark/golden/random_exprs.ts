@@ -10,10 +10,10 @@
  *
  * @module
  */
-import { seededRandom } from "../../../src/starlark/seeded_random_test.ts";
+import { SeededChoices } from "../../../src/starlark/seeded_random_test.ts";
 import { UNIVERSE } from "../../../src/starlark/builtins/mod.ts";
 import { BINARY_OPS, METHODS } from "./cases.ts";
-import { mapLimited, runOurs, runReference } from "./run.ts";
+import { compareSources, type Comparison } from "./run.ts";
 
 /** The methods of the golden suite's receiver of type `kind` (its table is the spec of what exists). */
 function methodsOf(kind: "string" | "list" | "dict" | "set"): readonly string[] {
@@ -180,20 +180,10 @@ const UNARY_MATH = [
 const BINARY_MATH = ["pow", "atan2", "hypot", "copysign", "mod", "remainder", "log"];
 
 /** A seeded generator of random Starlark expressions. */
-export class ExpressionGenerator {
-  private readonly rnd: () => number;
-
+export class ExpressionGenerator extends SeededChoices {
   /** A generator whose sequence of expressions is determined by `seed`. */
   constructor(seed: number) {
-    this.rnd = seededRandom(seed);
-  }
-
-  private chance(p: number): boolean {
-    return this.rnd() < p;
-  }
-
-  private pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.rnd() * items.length)];
+    super(seed);
   }
 
   private depth(): number {
@@ -372,38 +362,17 @@ export class ExpressionGenerator {
   }
 }
 
-/** One case whose outputs differ. */
-export interface Difference {
-  /** The program. */
-  source: string;
-  /** What the reference printed. */
-  reference: string;
-  /** What our engine printed. */
-  ours: string;
-}
-
 /**
- * Generates `count` programs from `seed`, runs each in both implementations and returns the cases
- * whose whole outputs differ, with how many cases ran (cases on which the reference crashes are dropped).
+ * Generates `count` expression programs of `flavour` from `seed` and compares them with the reference
+ * (see `compareSources`).
  */
-export async function compareRandomPrograms(
+export function compareRandomPrograms(
   seed: number,
   count: number,
   flavour: "typed" | "loose",
-): Promise<{ ran: number; differences: Difference[] }> {
+): Promise<Comparison> {
   const gen = new ExpressionGenerator(seed);
-  const sources = Array.from({ length: count }, () => gen.program(flavour));
-  const references = await mapLimited(sources, 3, runReference);
-  const differences: Difference[] = [];
-  let ran = 0;
-  sources.forEach((source, i) => {
-    const reference = references[i];
-    if (reference === undefined) return;
-    ran++;
-    const ours = runOurs(source);
-    if (ours !== reference) differences.push({ source, reference, ours });
-  });
-  return { ran, differences };
+  return compareSources(Array.from({ length: count }, () => gen.program(flavour)));
 }
 
 if (import.meta.main) {

@@ -65,3 +65,36 @@ export async function mapLimited<T, R>(
   await Promise.all(Array.from({ length: width }, lane));
   return results;
 }
+
+/** One program whose outputs differ. */
+export interface Difference {
+  /** The program. */
+  source: string;
+  /** What the reference printed. */
+  reference: string;
+  /** What our engine printed. */
+  ours: string;
+}
+
+/** The result of comparing programs with the reference. */
+export interface Comparison {
+  /** How many programs ran (those on which the reference crashes are dropped). */
+  ran: number;
+  /** The programs whose whole outputs differ. */
+  differences: Difference[];
+}
+
+/** Runs every program in both implementations and collects those whose whole outputs differ. */
+export async function compareSources(sources: readonly string[]): Promise<Comparison> {
+  const references = await mapLimited(sources, 3, runReference);
+  const differences: Difference[] = [];
+  let ran = 0;
+  sources.forEach((source, i) => {
+    const reference = references[i];
+    if (reference === undefined) return;
+    ran++;
+    const ours = runOurs(source);
+    if (ours !== reference) differences.push({ source, reference, ours });
+  });
+  return { ran, differences };
+}
