@@ -44,3 +44,12 @@ Deno.test({
     assertSame(await compareSources(Array.from({ length: 1000 }, () => gen.program())), 1000);
   },
 });
+
+Deno.test({
+  name: "random differential: 1500 mutated programs (seed 12) fail or run exactly as in the reference",
+  ignore: needsReference,
+  fn: async () => {
+    const gen = new ProgramGenerator(12);
+    assertSame(await compareSources(Array.from({ length: 1500 }, () => gen.mutatedProgram())), 1500);
+  },
+});

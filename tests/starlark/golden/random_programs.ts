@@ -8,7 +8,7 @@
  *
  * Ad-hoc exploration with other seeds (needs the reference `starlark` on PATH):
  *
- *     deno run -A tests/starlark/golden/random_programs.ts SEED COUNT
+ *     deno run -A tests/starlark/golden/random_programs.ts SEED COUNT [valid|mutated]
  *
  * @module
  */
@@ -24,6 +24,62 @@ const NAMES: Record<Kind, readonly string[]> = {
   dict: ["d"],
 };
 const KINDS: readonly Kind[] = ["int", "str", "list", "dict"];
+
+/** What `mutatedProgram` inserts: tokens, keywords, quotes, indents, bad literals and stray characters. */
+const EDIT_TOKENS = [
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "}",
+  ":",
+  ",",
+  "=",
+  "+=",
+  "lambda",
+  "def",
+  "if",
+  "else",
+  "for",
+  "in",
+  "return",
+  "pass",
+  "break",
+  "*",
+  "**",
+  "\n",
+  "    ",
+  "\t",
+  "'",
+  '"',
+  "\\",
+  "#",
+  ".",
+  "1.e",
+  "0x",
+  "load",
+  "while",
+  "not",
+  "is",
+  "!",
+  "$",
+  "->",
+  ";",
+  "yield",
+  "class",
+  "nonlocal",
+  "x",
+  "_",
+  "0o8",
+  "1_",
+  "'''",
+  "b'",
+  "r'\\",
+  "@",
+  "//=",
+  ">>",
+];
 
 /** A seeded generator of random Starlark programs. */
 export class ProgramGenerator extends SeededChoices {
@@ -52,6 +108,21 @@ export class ProgramGenerator extends SeededChoices {
     this.lines.push(`    return [i, j, n, s, t, xs, ys, d]`);
     this.lines.push(`print(main())`);
     return this.lines.join("\n") + "\n";
+  }
+
+  /**
+   * A program with one or two random edits (a few characters deleted, or a token, quote, indent or
+   * stray character inserted): mostly syntax and resolve errors, whose messages and positions count too.
+   */
+  mutatedProgram(): string {
+    let p = this.program();
+    const edits = 1 + Math.floor(this.rnd() * 2);
+    for (let k = 0; k < edits; k++) {
+      const at = Math.floor(this.rnd() * p.length);
+      if (this.chance(.4)) p = p.slice(0, at) + p.slice(at + 1 + Math.floor(this.rnd() * 3));
+      else p = p.slice(0, at) + this.pick(EDIT_TOKENS) + p.slice(at);
+    }
+    return p;
   }
 
   private initLocals(indent: string): void {
@@ -232,9 +303,15 @@ export class ProgramGenerator extends SeededChoices {
 }
 
 if (import.meta.main) {
-  const [seed = "1", count = "500"] = Deno.args;
+  const [seed = "1", count = "500", flavour = "valid"] = Deno.args;
+  if (flavour !== "valid" && flavour !== "mutated") {
+    throw new Error(`flavour must be valid or mutated, not ${flavour}`);
+  }
   const gen = new ProgramGenerator(Number(seed));
-  const sources = Array.from({ length: Number(count) }, () => gen.program());
+  const sources = Array.from(
+    { length: Number(count) },
+    () => flavour === "valid" ? gen.program() : gen.mutatedProgram(),
+  );
   const { ran, differences } = await compareSources(sources);
   for (const d of differences) {
     console.log(
