@@ -3,7 +3,8 @@
  * functions with local and nested-function scopes, closures, loops with `break`/`continue`, `if`/`elif`,
  * augmented and indexed assignment, tuple unpacking, comprehensions, `print` and calls with every
  * parameter kind. Variables keep one type each (ints, strings, lists of ints, dicts of strings to ints) so
- * that most programs run to completion, while operations that can fail (index out of range, missing keys,
+ * that most programs run to completion (loops
+ * take at most four items, so growth stays bounded), while operations that can fail (index out of range, missing keys,
  * division by zero, mutation during iteration, frozen globals) still happen now and then.
  *
  * Ad-hoc exploration with other seeds (needs the reference `starlark` on PATH):
@@ -157,11 +158,11 @@ export class ProgramGenerator extends SeededChoices {
       const v = this.pick(["x", "y"]);
       const source = this.pick([
         `range(${this.small()}, ${this.small()})`,
-        this.pick(NAMES.list),
-        `${this.pick(NAMES.str)}.elems()`,
-        `list(${this.pick(NAMES.list)})`,
-        `sorted(${this.pick(NAMES.dict)}.keys())`,
-        `enumerate(${this.pick(NAMES.list)})`,
+        `${this.pick(NAMES.list)}[:4]`,
+        `${this.pick(NAMES.str)}[:4].elems()`,
+        `list(${this.pick(NAMES.list)}[:4])`,
+        `sorted(${this.pick(NAMES.dict)}.keys())[:4]`,
+        `enumerate(${this.pick(NAMES.list)}[:4])`,
       ]);
       const target = source.startsWith("enumerate") ? `${v}, z` : v;
       this.lines.push(`${indent}for ${target} in ${source}:`);

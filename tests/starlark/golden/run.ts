@@ -32,16 +32,23 @@ export function runOurs(source: string): string {
 
 const decoder = new TextDecoder();
 
+/** How long the reference may run one program. */
+export const REFERENCE_TIMEOUT_MS = 10_000;
+
 /**
  * Runs `source` with the reference binary (`starlark -c`, on PATH) and returns its output, or
- * `undefined` when the reference itself crashes (a Go panic is a bug of its own, not a behaviour to copy).
+ * `undefined` when the reference itself crashes (a Go panic is a bug of its own, not a behaviour to copy)
+ * or runs past `REFERENCE_TIMEOUT_MS`.
  */
 export async function runReference(source: string): Promise<string | undefined> {
   const out = await new Deno.Command("starlark", {
     args: ["-c", source],
     stdout: "piped",
     stderr: "piped",
+    // The reference has no step or memory budget: a runaway program is killed and left out.
+    signal: AbortSignal.timeout(REFERENCE_TIMEOUT_MS),
   }).output();
+  if (out.signal !== null) return undefined;
   // The reference prints to stderr; stdout stays empty for these programs.
   const text = decoder.decode(out.stdout) + decoder.decode(out.stderr);
   if (text.includes("panic:") || text.includes("goroutine ")) return undefined;
