@@ -14,7 +14,13 @@ import {
 } from "./capability.ts";
 import { buildCatalog } from "./catalog.ts";
 import { CodeModeError } from "./errors.ts";
-import { type ExecutorChoice, executorProblems, resolveExecutor } from "./executor_select.ts";
+import {
+  type ExecutorChoice,
+  executorProblems,
+  PROBE_TIMEOUT_MS,
+  probeTimeoutProblems,
+  resolveExecutor,
+} from "./executor_select.ts";
 import { type Limits, limitsProblems, resolveLimits, validateLimits } from "./limits.ts";
 import { Server } from "./server.ts";
 import type { StructSchema } from "./types.ts";
@@ -33,6 +39,12 @@ export interface BuilderOptions {
    * by `Server.close()`.
    */
   readonly executor?: ExecutorChoice;
+  /**
+   * Deadline of the build-time executor probe in milliseconds (extension; default 30,000). Zero or
+   * absent means the default; negative is invalid. A wiring fault fails the probe at once; the deadline
+   * only bounds a sandbox that never reports ready, and must leave room for a cold module cache.
+   */
+  readonly probeTimeoutMs?: number;
 }
 
 /**
@@ -44,6 +56,7 @@ export class Builder {
   readonly #disabled: unknown;
   readonly #limits: unknown;
   readonly #executor: unknown;
+  readonly #probeTimeout: unknown;
   readonly #optionsProblem: string | undefined;
   readonly #checks: RegistrationCheck[] = [];
   #closed = false;
@@ -62,6 +75,7 @@ export class Builder {
       ? { ...options.limits }
       : options.limits;
     this.#executor = options.executor;
+    this.#probeTimeout = options.probeTimeoutMs;
   }
 
   /**
@@ -99,7 +113,11 @@ export class Builder {
       } else if (typeof a !== "object" && typeof a !== "function" || typeof a.authorize !== "function") {
         diagnostics.push("options.authorizer must have an authorize() method");
       }
-      diagnostics.push(...limitsProblems(this.#limits), ...executorProblems(this.#executor));
+      diagnostics.push(
+        ...limitsProblems(this.#limits),
+        ...executorProblems(this.#executor),
+        ...probeTimeoutProblems(this.#probeTimeout),
+      );
     }
     const result = buildCatalog(this.#checks, this.#disabled);
     diagnostics.push(...result.diagnostics);
@@ -107,7 +125,11 @@ export class Builder {
 
     const limits = resolveLimits(this.#limits as Partial<Limits> | undefined);
     validateLimits(limits);
-    const executor = await resolveExecutor(this.#executor as ExecutorChoice | undefined, limits);
+    const executor = await resolveExecutor(
+      this.#executor as ExecutorChoice | undefined,
+      limits,
+      (this.#probeTimeout as number | undefined) || PROBE_TIMEOUT_MS,
+    );
     return new Server({
       catalog: result.catalog,
       limits,

@@ -146,11 +146,21 @@ Deno.test("options and registrations are copied", async () => {
   );
 });
 
-Deno.test("build runs the executor probe with the fixed 5 s deadline", async () => {
+Deno.test("build runs the executor probe with a generous default deadline, or the configured one", async () => {
   const ok = new ProbedExecutor();
   await new Builder({ authorizer: allowAll(), executor: ok }).build();
   assert.deepEqual(ok.probeCalls, [{ timeout: PROBE_TIMEOUT_MS }]);
-  assert.equal(PROBE_TIMEOUT_MS, 5_000);
+  assert.equal(PROBE_TIMEOUT_MS, 30_000);
+
+  const configured = new ProbedExecutor();
+  await new Builder({ authorizer: allowAll(), executor: configured, probeTimeoutMs: 90_000 }).build();
+  assert.deepEqual(configured.probeCalls, [{ timeout: 90_000 }]);
+  for (const bad of [-1, Number.NaN, Infinity, "5000"]) {
+    const e = await buildFails(
+      new Builder({ authorizer: allowAll(), executor: new ProbedExecutor(), probeTimeoutMs: bad as number }),
+    );
+    assert.match(e.diagnostics.join("\n"), /probeTimeoutMs must be a positive number/);
+  }
 
   const broken = new ProbedExecutor(new Error("worker did not answer"));
   const e = await buildFails(new Builder({ authorizer: allowAll(), executor: broken }));

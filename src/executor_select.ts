@@ -12,6 +12,15 @@ import type { Limits } from "./limits.ts";
 /** Which executor runs programs: the zero-permission worker pool, the same-isolate one, or your own. */
 export type ExecutorChoice = "worker" | "inline" | Executor;
 
+/** Problems with a probe timeout option (for build diagnostics). */
+export function probeTimeoutProblems(value: unknown): string[] {
+  if (value === undefined || value === 0) return [];
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    return ["probeTimeoutMs must be a positive number of milliseconds (0 or absent means the default)"];
+  }
+  return [];
+}
+
 /** Problems with an executor option (for build diagnostics). */
 export function executorProblems(choice: unknown): string[] {
   if (choice === undefined || choice === "worker" || choice === "inline") return [];
@@ -22,8 +31,14 @@ export function executorProblems(choice: unknown): string[] {
   return ['executor must be "worker", "inline" or an object with run() and close()'];
 }
 
-/** The fixed deadline of the build-time probe, independent of `maxExecutionTime`. */
-export const PROBE_TIMEOUT_MS = 5_000;
+/**
+ * The default deadline of the build-time probe, independent of `maxExecutionTime`. The seed fixes five
+ * seconds for re-executing a compiled binary; a Deno worker may first have to load (and, under
+ * `deno test`, type-check) the engine's module graph, which on a cold cache or a saturated machine takes
+ * longer. A broken wiring fails fast anyway (a module that cannot load reports an error at once), so the
+ * generous default only bounds a worker that hangs silently. `BuilderOptions.probeTimeoutMs` overrides it.
+ */
+export const PROBE_TIMEOUT_MS = 30_000;
 
 /** An executor that can check its sandbox wiring before the server is returned. */
 interface ProbingExecutor extends Executor {
@@ -44,11 +59,15 @@ function createBuiltin(choice: "worker" | "inline", limits: Limits): Executor {
  * Creates (for `"worker"`/`"inline"`) or adopts the executor and runs its probe when it has one. A failed
  * probe closes the executor and throws `invalid_registration` with a host-wiring diagnostic.
  */
-export async function resolveExecutor(choice: ExecutorChoice | undefined, limits: Limits): Promise<Executor> {
+export async function resolveExecutor(
+  choice: ExecutorChoice | undefined,
+  limits: Limits,
+  probeTimeoutMs: number = PROBE_TIMEOUT_MS,
+): Promise<Executor> {
   const executor = typeof choice === "object" ? choice : createBuiltin(choice ?? "worker", limits);
   if (!canProbe(executor)) return executor;
   try {
-    await executor.probe({ timeout: PROBE_TIMEOUT_MS });
+    await executor.probe({ timeout: probeTimeoutMs });
   } catch (err) {
     await executor.close().catch(() => {});
     // The built-in executors already explain the wiring; keep their diagnostic as it is.

@@ -80,7 +80,7 @@ export async function spawnListening(
   }).spawn();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   // A server that never prints its address fails the test instead of hanging it.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const guard = setTimeout(() => child.kill("SIGKILL"), 120_000);
   let seen = "";
   let address: string | undefined;
   while (address === undefined) {
