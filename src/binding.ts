@@ -3,34 +3,44 @@
  * map against the registered input schema (building a fresh handler input and a separate, frozen
  * canonical authorization map), and converts each handler output against the output schema.
  *
+ * Both projections of the arguments are built from null-prototype objects (`Object.create(null)`): a
+ * program's keys such as `__proto__`, `constructor` or `toString` are plain data there and never reach
+ * or shadow a prototype. Handlers and authorizers should test keys with `Object.hasOwn` or `in`.
+ *
+ * Output conversion reads own enumerable properties only (inherited fields and prototype getters are
+ * not part of a result), counts the wire size of what it builds as it goes and refuses a result past
+ * `maxValueBytes` or `maxValueDepth` before walking the rest of it, refuses a cycle, and turns anything
+ * the result throws while it is read (a getter, a Proxy trap) into `capability_failure`.
+ *
  * Ints are JS safe integers (|n| ≤ 2^53−1): outside that range an input is `invalid_arguments` and an
  * output is `capability_failure` — a documented deviation from the seed's signed 64-bit range.
+ *
+ * Strings are made well-formed (a lone surrogate becomes U+FFFD). When that makes two keys of one dict
+ * equal, binding fails with `invalid_arguments` and conversion with `capability_failure`: two keys never
+ * merge silently.
  *
  * @module
  */
 import { CodeModeError } from "./errors.ts";
-import { isPlainRecord, setOwn } from "./plain.ts";
+import { varintLength } from "./executor/codec.ts";
+import { isPlainRecord, nullRecord, setOwn } from "./plain.ts";
 import { kindWord, type TypeSchema } from "./schema.ts";
+import { escapeModelText, utf8Length } from "./text.ts";
 import type { StructSchema } from "./types.ts";
 
 /** The two fresh projections of one bound argument map. */
 export interface BoundArguments {
-  /** The handler's input (absent optionals absent). */
+  /** The handler's input (absent optionals absent); its maps have a null prototype. */
   readonly input: Record<string, unknown>;
-  /** The canonical authorization map: a separate deep copy, frozen. */
+  /** The canonical authorization map: a separate deep copy with null-prototype maps, frozen. */
   readonly canonical: Readonly<Record<string, unknown>>;
 }
 
-const UNPRINTABLE_GLOBAL = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}]/gu;
-
-/** Quotes model-provided text for a model-safe detail: short, escaped, printable. */
+/** Quotes model-provided text for a model-safe detail: short, JSON-quoted, every unsafe code point escaped. */
 export function safeQuote(s: string, max = 40): string {
   const chars = Array.from(s.toWellFormed());
   const short = chars.length > max ? chars.slice(0, max).join("") + "..." : s.toWellFormed();
-  return JSON.stringify(short).replace(
-    UNPRINTABLE_GLOBAL,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return escapeModelText(JSON.stringify(short));
 }
 
 /** The Starlark type name of a decoded JS value (for messages). */
@@ -52,79 +62,127 @@ export function valueTypeName(v: unknown): string {
   }
 }
 
-class BindFailure {
-  constructor(readonly code: "invalid_arguments" | "resource_limit", readonly message: string) {}
+/**
+ * One step of the path to a failing value: a struct field name, a list index, or a dict key. Failures
+ * collect their path while they unwind, so a value that binds or converts builds no path text at all.
+ */
+type Step = string | number | { readonly key: string };
+
+function renderPath(root: string, steps: readonly Step[]): string {
+  let p = root;
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const s = steps[i];
+    if (typeof s === "number") p += `[${s}]`;
+    else if (typeof s === "string") p += p === "" ? s : `.${s}`;
+    else p += `[${safeQuote(s.key)}]`;
+  }
+  return p;
+}
+
+/** A classified failure whose message is rendered once its path is known. */
+class PathFailure<C extends string> {
+  /** Innermost step first. */
+  readonly steps: Step[] = [];
+  constructor(readonly code: C, readonly render: (path: string) => string, readonly cause?: unknown) {}
+}
+
+type BindFailure = PathFailure<"invalid_arguments" | "resource_limit">;
+
+function bindFailure(code: "invalid_arguments" | "resource_limit", render: (p: string) => string) {
+  return new PathFailure(code, render);
+}
+
+/** Adds `step` to a failure unwinding through a container. */
+function at(e: unknown, step: Step): unknown {
+  if (e instanceof PathFailure) e.steps.push(step);
+  return e;
+}
+
+const OUT_OF_RANGE = "is out of range (ints must be within ±9007199254740991)";
+
+function bindWrong(schema: TypeSchema, v: unknown, noneOk: boolean): BindFailure {
+  return bindFailure(
+    "invalid_arguments",
+    (p) => `argument ${p} must be ${kindWord(schema)}${noneOk ? " or None" : ""}, not ${valueTypeName(v)}`,
+  );
 }
 
 function bindValue(
   schema: TypeSchema,
   v: unknown,
-  path: string,
   level: number,
   maxDepth: number,
   noneOk = false,
 ): unknown {
   if (level > maxDepth) {
-    throw new BindFailure("resource_limit", `argument ${path} is nested deeper than ${maxDepth} levels`);
+    throw bindFailure("resource_limit", (p) => `argument ${p} is nested deeper than ${maxDepth} levels`);
   }
-  const wrong = () =>
-    new BindFailure(
-      "invalid_arguments",
-      `argument ${path} must be ${kindWord(schema)}${noneOk ? " or None" : ""}, not ${valueTypeName(v)}`,
-    );
   switch (schema.kind) {
     case "str":
-      if (typeof v !== "string") throw wrong();
+      if (typeof v !== "string") throw bindWrong(schema, v, noneOk);
       return v.toWellFormed();
     case "int":
       if (typeof v === "bigint") {
         if (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
-        throw new BindFailure(
-          "invalid_arguments",
-          `argument ${path} is out of range (ints must be within ±9007199254740991)`,
-        );
+        throw bindFailure("invalid_arguments", (p) => `argument ${p} ${OUT_OF_RANGE}`);
       }
-      if (typeof v !== "number" || !Number.isInteger(v)) throw wrong();
+      if (typeof v !== "number" || !Number.isInteger(v)) throw bindWrong(schema, v, noneOk);
       if (!Number.isSafeInteger(v)) {
-        throw new BindFailure(
-          "invalid_arguments",
-          `argument ${path} is out of range (ints must be within ±9007199254740991)`,
-        );
+        throw bindFailure("invalid_arguments", (p) => `argument ${p} ${OUT_OF_RANGE}`);
       }
       return v === 0 ? 0 : v; // -0 is not an int
     case "float":
-      if (typeof v !== "number") throw wrong();
+      if (typeof v !== "number") throw bindWrong(schema, v, noneOk);
       if (!Number.isFinite(v)) {
-        throw new BindFailure("invalid_arguments", `argument ${path} must be a finite float`);
+        throw bindFailure("invalid_arguments", (p) => `argument ${p} must be a finite float`);
       }
       return v;
     case "bool":
-      if (typeof v !== "boolean") throw wrong();
+      if (typeof v !== "boolean") throw bindWrong(schema, v, noneOk);
       return v;
     case "optional":
     case "nullable":
-      return v === null ? null : bindValue(schema.of, v, path, level, maxDepth, true);
-    case "list":
-      if (!Array.isArray(v)) throw wrong();
-      return v.map((e, i) => bindValue(schema.of, e, `${path}[${i}]`, level + 1, maxDepth));
+      return v === null ? null : bindValue(schema.of, v, level, maxDepth, true);
+    case "list": {
+      if (!Array.isArray(v)) throw bindWrong(schema, v, noneOk);
+      const out = new Array(v.length);
+      for (let i = 0; i < v.length; i++) {
+        try {
+          out[i] = bindValue(schema.of, v[i], level + 1, maxDepth);
+        } catch (e) {
+          throw at(e, i);
+        }
+      }
+      return out;
+    }
     case "dict": {
-      if (!isPlainRecord(v)) throw wrong();
-      const out: Record<string, unknown> = {};
+      if (!isPlainRecord(v)) throw bindWrong(schema, v, noneOk);
+      const out = nullRecord();
       for (const key of Object.keys(v)) {
-        setOwn(out, key, bindValue(schema.of, v[key], `${path}[${safeQuote(key)}]`, level + 1, maxDepth));
+        const k = key.toWellFormed();
+        if (Object.hasOwn(out, k)) {
+          throw bindFailure(
+            "invalid_arguments",
+            (p) => `argument ${p} has two keys that are the same once made well-formed: ${safeQuote(k)}`,
+          );
+        }
+        try {
+          setOwn(out, k, bindValue(schema.of, v[key], level + 1, maxDepth));
+        } catch (e) {
+          throw at(e, { key: k });
+        }
       }
       return out;
     }
     case "struct":
-      if (!isPlainRecord(v)) throw wrong();
-      return bindStruct(schema, v, `${path}.`, level, maxDepth);
+      if (!isPlainRecord(v)) throw bindWrong(schema, v, noneOk);
+      return bindStruct(schema, v, level, maxDepth);
   }
 }
 
 function bindStruct(
   schema: StructSchema,
   v: Record<string, unknown>,
-  prefix: string,
   level: number,
   maxDepth: number,
 ): Record<string, unknown> {
@@ -132,30 +190,36 @@ function bindStruct(
   for (const f of schema.fields) declared.add(f.name);
   for (const key of Object.keys(v)) {
     if (!declared.has(key)) {
-      throw new BindFailure(
+      throw bindFailure(
         "invalid_arguments",
-        prefix === ""
-          ? `unexpected keyword argument ${safeQuote(key)}`
-          : `unexpected field ${prefix}${safeQuote(key)}`,
+        (p) =>
+          p === ""
+            ? `unexpected keyword argument ${safeQuote(key)}`
+            : `unexpected field ${p}.${safeQuote(key)}`,
       );
     }
   }
-  const out: Record<string, unknown> = {};
+  const out = nullRecord();
   for (const f of schema.fields) {
     const present = Object.hasOwn(v, f.name) && v[f.name] !== undefined;
-    if (f.type.kind === "optional") {
-      // An omitted optional and an explicit None are the same: absent.
-      if (!present || v[f.name] === null) continue;
-      setOwn(out, f.name, bindValue(f.type.of, v[f.name], `${prefix}${f.name}`, level + 1, maxDepth, true));
-      continue;
+    try {
+      if (f.type.kind === "optional") {
+        // An omitted optional and an explicit None are the same: absent.
+        if (!present || v[f.name] === null) continue;
+        setOwn(out, f.name, bindValue(f.type.of, v[f.name], level + 1, maxDepth, true));
+        continue;
+      }
+      if (!present) {
+        throw bindFailure(
+          "invalid_arguments",
+          (p) => p === "" ? `missing required argument "${f.name}"` : `missing required field ${p}.${f.name}`,
+        );
+      }
+      setOwn(out, f.name, bindValue(f.type, v[f.name], level + 1, maxDepth));
+    } catch (e) {
+      // A missing field names its struct, not itself.
+      throw present ? at(e, f.name) : e;
     }
-    if (!present) {
-      throw new BindFailure(
-        "invalid_arguments",
-        prefix === "" ? `missing required argument "${f.name}"` : `missing required field ${prefix}${f.name}`,
-      );
-    }
-    setOwn(out, f.name, bindValue(f.type, v[f.name], `${prefix}${f.name}`, level + 1, maxDepth));
   }
   return out;
 }
@@ -163,16 +227,17 @@ function bindStruct(
 function cloneFrozen(v: unknown): unknown {
   if (v === null || typeof v !== "object") return v;
   if (Array.isArray(v)) return Object.freeze(v.map(cloneFrozen));
-  const out: Record<string, unknown> = {};
+  const out = nullRecord();
   for (const key of Object.keys(v)) setOwn(out, key, cloneFrozen((v as Record<string, unknown>)[key]));
   return Object.freeze(out);
 }
 
 /**
  * Re-binds the worker's keyword map for capability `name` against its input struct. Throws
- * `invalid_arguments` (positional, unknown, missing, mistyped or out-of-range arguments; the message is
- * model-safe and is also the error's `detail`) or `resource_limit` (deeper than `maxDepth`, where the
- * argument map itself is level 1).
+ * `invalid_arguments` (positional, unknown, missing, mistyped or out-of-range arguments, or two dict
+ * keys that become equal once made well-formed; the message is model-safe and is also the error's
+ * `detail`) or `resource_limit` (deeper than `maxDepth`, where the argument map itself is level 1).
+ * Both returned projections use null-prototype objects for the argument map, structs and dicts.
  */
 export function bindArguments(
   name: string,
@@ -182,25 +247,29 @@ export function bindArguments(
 ): BoundArguments {
   try {
     if (Array.isArray(args)) {
-      throw new BindFailure("invalid_arguments", "positional arguments are not accepted");
+      throw bindFailure("invalid_arguments", () => "positional arguments are not accepted");
     }
     if (!isPlainRecord(args)) {
-      throw new BindFailure("invalid_arguments", "arguments must be keyword arguments");
+      throw bindFailure("invalid_arguments", () => "arguments must be keyword arguments");
     }
     if (maxDepth < 1) {
-      throw new BindFailure("resource_limit", `arguments are nested deeper than ${maxDepth} levels`);
+      throw bindFailure("resource_limit", () => `arguments are nested deeper than ${maxDepth} levels`);
     }
-    const input = bindStruct(schema, args, "", 1, maxDepth);
+    const input = bindStruct(schema, args, 1, maxDepth);
     return { input, canonical: cloneFrozen(input) as Readonly<Record<string, unknown>> };
   } catch (err) {
-    if (!(err instanceof BindFailure)) throw err;
-    const message = `${name}: ${err.message}`;
-    throw new CodeModeError(err.code, message, err.code === "invalid_arguments" ? { detail: message } : {});
+    if (!(err instanceof PathFailure)) throw err;
+    const failure = err as BindFailure;
+    const message = `${name}: ${failure.render(renderPath("", failure.steps))}`;
+    const detail = failure.code === "invalid_arguments" ? escapeModelText(message) : undefined;
+    throw new CodeModeError(failure.code, message, detail === undefined ? {} : { detail });
   }
 }
 
-class OutputFailure {
-  constructor(readonly code: "capability_failure" | "resource_limit", readonly message: string) {}
+type OutputFailure = PathFailure<"capability_failure" | "resource_limit">;
+
+function outputFailure(code: "capability_failure" | "resource_limit", render: (p: string) => string) {
+  return new PathFailure(code, render);
 }
 
 function describeJS(v: unknown): string {
@@ -213,126 +282,264 @@ function describeJS(v: unknown): string {
     if (!Number.isSafeInteger(v)) return "unsafe integer";
     return "number";
   }
+  if (v instanceof Map) return "Map";
+  if (v instanceof Set) return "Set";
+  if (ArrayBuffer.isView(v)) return "binary data";
   return typeof v;
 }
 
-function convertValue(
-  schema: TypeSchema,
-  v: unknown,
-  path: string,
-  level: number,
-  maxDepth: number,
-): unknown {
-  if (level > maxDepth) {
-    throw new OutputFailure("resource_limit", `${path} is nested deeper than ${maxDepth} levels`);
-  }
-  const wrong = (what = schema.kind as string) =>
-    new OutputFailure("capability_failure", `${path} must be ${what}, got ${describeJS(v)}`);
-  switch (schema.kind) {
-    case "str":
-      if (typeof v !== "string") throw wrong();
-      return v.toWellFormed();
-    case "int":
-      if (typeof v === "bigint") {
-        if (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
-        throw new OutputFailure("capability_failure", `${path} is outside the safe integer range`);
-      }
-      if (typeof v !== "number" || !Number.isSafeInteger(v)) throw wrong("a safe integer");
-      return v === 0 ? 0 : v;
-    case "float":
-      if (typeof v !== "number" || !Number.isFinite(v)) throw wrong("a finite float");
-      return v;
-    case "bool":
-      if (typeof v !== "boolean") throw wrong();
-      return v;
-    case "optional":
-    case "nullable":
-      return v === null || v === undefined ? null : convertValue(schema.of, v, path, level, maxDepth);
-    case "list": {
-      // A missing list is None, as a nil slice is in the seed.
-      if (v === null || v === undefined) return null;
-      let items: ArrayLike<unknown>;
-      if (Array.isArray(v)) items = v;
-      else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) items = v as unknown as ArrayLike<unknown>;
-      else throw wrong("a list");
-      const out = new Array(items.length);
-      for (let i = 0; i < items.length; i++) {
-        out[i] = convertValue(schema.of, items[i], `${path}[${i}]`, level + 1, maxDepth);
-      }
-      return out;
-    }
-    case "dict": {
-      if (v === null || v === undefined) return null;
-      const out: Record<string, unknown> = {};
-      if (v instanceof Map) {
-        for (const [key, value] of v) {
-          if (typeof key !== "string") {
-            throw new OutputFailure("capability_failure", `${path} has a non-string key`);
-          }
-          setOwn(
-            out,
-            key,
-            convertValue(schema.of, value, `${path}[${JSON.stringify(key)}]`, level + 1, maxDepth),
-          );
-        }
-        return out;
-      }
-      if (typeof v !== "object" || Array.isArray(v)) throw wrong("a dict");
-      const record = v as Record<string, unknown>;
-      for (const key of Object.keys(record)) {
-        setOwn(
-          out,
-          key,
-          convertValue(schema.of, record[key], `${path}[${JSON.stringify(key)}]`, level + 1, maxDepth),
-        );
-      }
-      return out;
-    }
-    case "struct": {
-      if (v === null || typeof v !== "object" || Array.isArray(v)) throw wrong("an object");
-      const record = v as Record<string, unknown>;
-      const out: Record<string, unknown> = {};
-      for (const f of schema.fields) {
-        const value = record[f.name];
-        const fieldPath = `${path}.${f.name}`;
-        if (f.type.kind === "optional") {
-          // An omitted optional field is absent, never None.
-          if (value === null || value === undefined) continue;
-          setOwn(out, f.name, convertValue(f.type.of, value, fieldPath, level + 1, maxDepth));
-          continue;
-        }
-        if (
-          value === undefined && (f.type.kind === "str" || f.type.kind === "int" ||
-            f.type.kind === "float" || f.type.kind === "bool" || f.type.kind === "struct")
-        ) {
-          throw new OutputFailure("capability_failure", `${fieldPath} is missing`);
-        }
-        setOwn(out, f.name, convertValue(f.type, value, fieldPath, level + 1, maxDepth));
-      }
-      return out;
-    }
-  }
+const isEnumerable = Object.prototype.propertyIsEnumerable;
+
+function wrong(what: string, v: unknown): OutputFailure {
+  return outputFailure("capability_failure", (p) => `${p} must be ${what}, got ${describeJS(v)}`);
+}
+
+/** A value whose own properties can be a struct or dict: not a list, Map, Set or binary data. */
+function isRecordLike(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Map) &&
+    !(v instanceof Set) && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer);
 }
 
 /**
- * Converts a handler's output for capability `name` to a fresh plain value that follows the output
- * struct exactly (undeclared properties are dropped). Throws `capability_failure` for a value of the
- * wrong type, a non-finite float or an unsafe integer, and `resource_limit` for a value nested deeper
- * than `maxDepth` (the result struct is level 1). Messages are host-facing; there is no model detail.
+ * One output conversion: the depth bound, the bytes left of `maxValueBytes` (charged with the exact
+ * wire size of each converted value, as `encodeHostValue` will write it), and the containers on the
+ * current path (a container met again inside itself is a cycle).
+ */
+class Conversion {
+  #left: number;
+  readonly #ancestors = new Set<object>();
+
+  constructor(readonly maxDepth: number, readonly maxBytes: number) {
+    this.#left = maxBytes;
+  }
+
+  #tooBig(): OutputFailure {
+    return outputFailure("resource_limit", () => `result encodes to more than ${this.maxBytes} bytes`);
+  }
+
+  /** Charges `n` bytes of wire encoding. */
+  #charge(n: number): void {
+    this.#left -= n;
+    if (this.#left < 0) throw this.#tooBig();
+  }
+
+  /** Refuses at once when `n` more values (each at least `size` bytes) cannot fit. */
+  #fits(n: number, size: number): void {
+    if (n * size > this.#left) throw this.#tooBig();
+  }
+
+  #enter(o: object): void {
+    if (this.#ancestors.has(o)) {
+      throw outputFailure("capability_failure", (p) => `${p} contains itself (a cycle)`);
+    }
+    this.#ancestors.add(o);
+  }
+
+  #string(v: string): string {
+    this.#fits(v.length, 1); // a UTF-16 unit is at least one UTF-8 byte: refuse giant strings unread
+    const s = v.toWellFormed();
+    const n = utf8Length(s);
+    this.#charge(varintLength(n) + n);
+    return s;
+  }
+
+  /** Converts the key `key` of a dict and its value into `out`. */
+  #entry(out: Record<string, unknown>, key: string, value: unknown, of: TypeSchema, level: number): void {
+    const k = this.#string(key);
+    if (Object.hasOwn(out, k)) {
+      throw outputFailure(
+        "capability_failure",
+        (p) => `${p} has two keys that are the same once made well-formed (${JSON.stringify(k)})`,
+      );
+    }
+    try {
+      setOwn(out, k, this.convert(of, value, level + 1));
+    } catch (e) {
+      throw at(unreadable(e), { key: k });
+    }
+  }
+
+  convert(schema: TypeSchema, v: unknown, level: number): unknown {
+    if (level > this.maxDepth) {
+      throw outputFailure("resource_limit", (p) => `${p} is nested deeper than ${this.maxDepth} levels`);
+    }
+    switch (schema.kind) {
+      case "str":
+        if (typeof v !== "string") throw wrong(schema.kind, v);
+        this.#charge(1);
+        return this.#string(v);
+      case "int": {
+        let n: number;
+        if (typeof v === "bigint") {
+          if (v < BigInt(Number.MIN_SAFE_INTEGER) || v > BigInt(Number.MAX_SAFE_INTEGER)) {
+            throw outputFailure("capability_failure", (p) => `${p} is outside the safe integer range`);
+          }
+          n = Number(v);
+        } else if (typeof v === "number" && Number.isSafeInteger(v)) {
+          n = v === 0 ? 0 : v;
+        } else {
+          throw wrong("a safe integer", v);
+        }
+        this.#charge(1 + varintLength(Math.abs(n)));
+        return n;
+      }
+      case "float":
+        if (typeof v !== "number" || !Number.isFinite(v)) throw wrong("a finite float", v);
+        this.#charge(9);
+        return v;
+      case "bool":
+        if (typeof v !== "boolean") throw wrong(schema.kind, v);
+        this.#charge(1);
+        return v;
+      case "optional":
+      case "nullable":
+        if (v !== null && v !== undefined) return this.convert(schema.of, v, level);
+        this.#charge(1);
+        return null;
+      case "list":
+        return this.#list(schema.of, v, level);
+      case "dict":
+        return this.#dict(schema.of, v, level);
+      case "struct":
+        return this.#struct(schema, v, level);
+    }
+  }
+
+  #list(of: TypeSchema, v: unknown, level: number): unknown {
+    // A missing list is None, as a nil slice is in the seed.
+    if (v === null || v === undefined) {
+      this.#charge(1);
+      return null;
+    }
+    let items: ArrayLike<unknown>;
+    if (Array.isArray(v)) items = v;
+    else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) items = v as unknown as ArrayLike<unknown>;
+    else throw wrong("a list", v);
+    const n = items.length;
+    this.#charge(1 + varintLength(n));
+    this.#fits(n, 1);
+    this.#enter(items);
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) {
+      try {
+        out[i] = this.convert(of, items[i], level + 1);
+      } catch (e) {
+        throw at(unreadable(e), i);
+      }
+    }
+    this.#ancestors.delete(items);
+    return out;
+  }
+
+  #dict(of: TypeSchema, v: unknown, level: number): unknown {
+    if (v === null || v === undefined) {
+      this.#charge(1);
+      return null;
+    }
+    const out: Record<string, unknown> = {};
+    if (v instanceof Map) {
+      const n = v.size;
+      this.#charge(1 + varintLength(n));
+      this.#fits(n, 2); // a key length and a value tag at least
+      this.#enter(v);
+      for (const [key, value] of v) {
+        if (typeof key !== "string") {
+          throw outputFailure("capability_failure", (p) => `${p} has a non-string key`);
+        }
+        this.#entry(out, key, value, of, level);
+      }
+      this.#ancestors.delete(v);
+      return out;
+    }
+    if (!isRecordLike(v)) throw wrong("a dict", v);
+    const keys = Object.keys(v);
+    this.#charge(1 + varintLength(keys.length));
+    this.#fits(keys.length, 2);
+    this.#enter(v);
+    for (const key of keys) {
+      let value: unknown;
+      try {
+        value = v[key];
+      } catch (e) {
+        throw at(unreadable(e), { key });
+      }
+      this.#entry(out, key, value, of, level);
+    }
+    this.#ancestors.delete(v);
+    return out;
+  }
+
+  #struct(schema: TypeSchema & { kind: "struct" }, v: unknown, level: number): unknown {
+    if (!isRecordLike(v)) throw wrong("an object", v);
+    this.#charge(1);
+    this.#enter(v);
+    const out: Record<string, unknown> = {};
+    let present = 0;
+    for (const f of schema.fields) {
+      try {
+        // Own enumerable properties only: an inherited field or a prototype getter is not data.
+        const value = isEnumerable.call(v, f.name) ? v[f.name] : undefined;
+        if (f.type.kind === "optional") {
+          // An omitted optional field is absent, never None.
+          if (value === null || value === undefined) continue;
+        } else if (
+          value === undefined && (f.type.kind === "str" || f.type.kind === "int" ||
+            f.type.kind === "float" || f.type.kind === "bool" || f.type.kind === "struct")
+        ) {
+          throw outputFailure("capability_failure", (p) => `${p} is missing`);
+        }
+        const nameBytes = utf8Length(f.name);
+        this.#charge(varintLength(nameBytes) + nameBytes);
+        setOwn(out, f.name, this.convert(f.type.kind === "optional" ? f.type.of : f.type, value, level + 1));
+        present++;
+      } catch (e) {
+        throw at(unreadable(e), f.name);
+      }
+    }
+    this.#charge(varintLength(present));
+    this.#ancestors.delete(v);
+    return out;
+  }
+}
+
+/** A failure thrown by the result itself while it was read (a getter, a Proxy trap), as ours. */
+function unreadable(e: unknown): unknown {
+  if (e instanceof PathFailure) return e;
+  return new PathFailure("capability_failure", (p) => `${p} could not be read (it threw while read)`, e);
+}
+
+/**
+ * Converts a handler's output for capability `name` to a fresh value that follows the output struct
+ * exactly: undeclared and inherited properties are dropped, structs and dicts become fresh plain
+ * objects with `Object.prototype` (their own properties only, `__proto__` included as data). Throws
+ * `capability_failure` for a value of the wrong type, a non-finite float, an unsafe
+ * integer, a cycle, two dict keys equal once made well-formed, or a value that throws while it is read
+ * (the thrown value is the error's `cause`); and `resource_limit` for a value nested deeper than
+ * `maxDepth` (the result struct is level 1) or whose wire encoding would exceed `maxBytes`, refused as
+ * soon as the conversion gets there (a 2,000,000-item list is refused before its first item is read).
+ * A plain object used as a dict is the one exception: JS cannot count its keys without listing them, so
+ * `Object.keys` runs once (about as long as building the object took) before its size is checked; a
+ * `Map` is refused from its `size` alone. Messages are host-facing; there is no model detail.
  */
 export function convertOutput(
   name: string,
   schema: StructSchema,
   value: unknown,
   maxDepth: number,
+  maxBytes: number = Number.MAX_SAFE_INTEGER,
 ): Record<string, unknown> {
   try {
     if (maxDepth < 1) {
-      throw new OutputFailure("resource_limit", `result is nested deeper than ${maxDepth} levels`);
+      throw outputFailure("resource_limit", () => `result is nested deeper than ${maxDepth} levels`);
     }
-    return convertValue(schema, value, "result", 1, maxDepth) as Record<string, unknown>;
+    return new Conversion(maxDepth, maxBytes).convert(schema, value, 1) as Record<string, unknown>;
   } catch (err) {
-    if (!(err instanceof OutputFailure)) throw err;
-    throw new CodeModeError(err.code, `${name}: invalid handler output: ${err.message}`);
+    const failure = unreadable(err) as OutputFailure;
+    const message = `${name}: invalid handler output: ${failure.render(renderPath("result", failure.steps))}`;
+    throw new CodeModeError(
+      failure.code,
+      message,
+      failure.cause === undefined ? {} : { cause: failure.cause },
+    );
   }
 }

@@ -1,7 +1,17 @@
 import assert from "node:assert/strict";
 import { bindArguments, convertOutput, safeQuote } from "./binding.ts";
 import { type CodeModeError, isCodeModeError } from "./errors.ts";
+import { encodeHostValue } from "./executor/host_codec.ts";
 import { type StructSchema, t } from "./types.ts";
+
+/** A deep copy of `v` whose objects have a null prototype, as bound inputs are. */
+function np(v: unknown): unknown {
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) return v.map(np);
+  const out = Object.create(null);
+  for (const [k, x] of Object.entries(v)) out[k] = np(x);
+  return out;
+}
 
 const input = t.struct({
   key: t.str(),
@@ -31,8 +41,10 @@ function bindFails(
 Deno.test("binding builds a handler input and a separate frozen canonical map", () => {
   const args = { key: "a", limit: 2, ratio: 0.5, on: false };
   const { input: bound, canonical } = bindArguments("records.lookup", input, args, 32);
-  assert.deepEqual(bound, args);
-  assert.deepEqual(canonical, args);
+  assert.deepEqual(bound, np(args));
+  assert.deepEqual(canonical, np(args));
+  assert.equal(Object.getPrototypeOf(bound), null);
+  assert.equal(Object.getPrototypeOf(canonical), null);
   assert.notEqual(bound, canonical);
   assert.notEqual(bound, args);
   assert.ok(Object.isFrozen(canonical) && !Object.isFrozen(bound));
@@ -108,10 +120,13 @@ Deno.test("composite inputs bind recursively", () => {
     meta: { a: 1, b: null },
   };
   const { input: bound, canonical } = bindArguments("g.h", schema, args, 32);
-  assert.deepEqual(bound, {
-    items: [{ id: 1, tags: null }, { id: 2, note: "n", tags: ["x"] }],
-    meta: { a: 1, b: null },
-  });
+  assert.deepEqual(
+    bound,
+    np({
+      items: [{ id: 1, tags: null }, { id: 2, note: "n", tags: ["x"] }],
+      meta: { a: 1, b: null },
+    }),
+  );
   assert.deepEqual(canonical, bound);
   assert.ok(Object.isFrozen((canonical.items as object[])[0]));
   bindFails(
@@ -136,13 +151,31 @@ Deno.test("composite inputs bind recursively", () => {
   );
 });
 
-Deno.test("a __proto__ key is data, never a prototype", () => {
-  const schema = t.struct({ m: t.dict(t.int()) });
-  const args = JSON.parse('{"m": {"__proto__": 1, "x": 2}}');
-  const { input: bound } = bindArguments("g.h", schema, args, 32);
-  const m = bound.m as Record<string, number>;
-  assert.equal(Object.getPrototypeOf(m), Object.prototype);
-  assert.deepEqual(Object.keys(m), ["__proto__", "x"]);
+Deno.test("prototype-named keys are data in both projections, never a prototype", () => {
+  const schema = t.struct({
+    m: t.dict(t.int()),
+    s: t.struct({ ["__proto__"]: t.int(), constructor: t.str() }),
+  });
+  const args = JSON.parse(
+    '{"m": {"__proto__": 1, "constructor": 2, "toString": 3, "hasOwnProperty": 4}, ' +
+      '"s": {"__proto__": 5, "constructor": "c"}}',
+  );
+  const { input: bound, canonical } = bindArguments("g.h", schema, args, 32);
+  for (const view of [bound, canonical]) {
+    const m = view.m as Record<string, number>;
+    assert.equal(Object.getPrototypeOf(m), null);
+    assert.deepEqual(Object.keys(m), ["__proto__", "constructor", "toString", "hasOwnProperty"]);
+    assert.equal(m.toString, 3, "a program's toString key is a number, not a function");
+    assert.equal(m.__proto__, 1);
+    const st = view.s as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(st), null);
+    assert.deepEqual(Object.entries(st), [["__proto__", 5], ["constructor", "c"]]);
+  }
+  assert.equal(
+    ({} as Record<string, unknown>).toString,
+    Object.prototype.toString,
+    "no prototype was touched",
+  );
 });
 
 Deno.test("argument depth: the map is level 1, checked inclusively", () => {
@@ -161,8 +194,9 @@ function convertFails(
   code: string,
   pattern: RegExp,
   depth = 32,
+  bytes?: number,
 ) {
-  assert.throws(() => convertOutput("x.y", schema, value, depth), (e) => {
+  assert.throws(() => convertOutput("x.y", schema, value, depth, bytes), (e) => {
     assert.ok(isCodeModeError(e, code as never), String(e));
     assert.match(e.message, pattern);
     assert.equal(e.detail, undefined);
@@ -244,9 +278,12 @@ Deno.test("output conversion: nil lists and maps become None; optional fields ar
   );
 });
 
-Deno.test("output conversion: typed arrays, Maps and class instances", () => {
+Deno.test("output conversion: typed arrays, Maps and class instances (own fields only)", () => {
   const out = t.struct({ bytes: t.list(t.int()), m: t.dict(t.bool()), p: t.struct({ x: t.int() }) });
   class Point {
+    constructor(readonly x: number) {}
+  }
+  class Getter {
     get x() {
       return 4;
     }
@@ -255,7 +292,7 @@ Deno.test("output conversion: typed arrays, Maps and class instances", () => {
     convertOutput(
       "x.y",
       out,
-      { bytes: new Uint8Array([0, 255]), m: new Map([["a", true]]), p: new Point() },
+      { bytes: new Uint8Array([0, 255]), m: new Map([["a", true]]), p: new Point(4) },
       32,
     ),
     {
@@ -264,6 +301,8 @@ Deno.test("output conversion: typed arrays, Maps and class instances", () => {
       p: { x: 4 },
     },
   );
+  // A prototype getter is not an own property: the field is missing.
+  convertFails(out, { bytes: [], m: {}, p: new Getter() }, "capability_failure", /result\.p\.x is missing/);
   convertFails(
     out,
     { bytes: [], m: new Map([[1, true]]), p: { x: 1 } },
@@ -296,4 +335,229 @@ Deno.test("safeQuote escapes and shortens", () => {
   assert.equal(safeQuote("abc"), '"abc"');
   assert.equal(safeQuote("a\u202eb"), '"a\\u202eb"');
   assert.equal(safeQuote("x".repeat(50), 4), '"xxxx..."');
+});
+
+Deno.test("output conversion reads own enumerable properties only", () => {
+  const out = t.struct({ key: t.str(), n: t.optional(t.int()) });
+  // Inherited and non-enumerable fields are not data.
+  convertFails(out, Object.create({ key: "inherited" }), "capability_failure", /result\.key is missing/);
+  const hidden = Object.defineProperty({}, "key", { value: "h", enumerable: false });
+  convertFails(out, hidden, "capability_failure", /result\.key is missing/);
+  const withProto = Object.assign(Object.create({ n: 5 }), { key: "k" });
+  assert.deepEqual(convertOutput("x.y", out, withProto, 32), { key: "k" }, "an inherited optional is absent");
+  // An own enumerable getter is data and runs once.
+  let reads = 0;
+  const getter = {
+    get key() {
+      reads++;
+      return "g";
+    },
+  };
+  assert.deepEqual(convertOutput("x.y", out, getter, 32), { key: "g" });
+  assert.equal(reads, 1);
+  // A dict takes own enumerable string keys: symbols and inherited keys are ignored.
+  const dictOut = t.struct({ m: t.dict(t.int()) });
+  const m = Object.assign(Object.create({ inherited: 1 }), { a: 1, [Symbol("s")]: 2 });
+  assert.deepEqual(convertOutput("x.y", dictOut, { m }, 32), { m: { a: 1 } });
+  // Prototype-named keys stay data.
+  const parsed = JSON.parse('{"m": {"__proto__": 1, "constructor": 2}}');
+  const converted = convertOutput("x.y", dictOut, parsed, 32).m as Record<string, number>;
+  assert.deepEqual(Object.keys(converted), ["__proto__", "constructor"]);
+  assert.equal(Object.getPrototypeOf(converted), Object.prototype, "the prototype was not replaced");
+});
+
+Deno.test("output conversion: what throws while read is capability_failure and keeps the cause", () => {
+  const out = t.struct({ key: t.str(), items: t.list(t.int()), m: t.dict(t.int()) });
+  const secret = new Error("db password is hunter2");
+  const cases: [unknown, RegExp][] = [
+    [{
+      get key() {
+        throw secret;
+      },
+      items: [],
+      m: {},
+    }, /result\.key could not be read/],
+    [{
+      key: "k",
+      items: Object.defineProperty([1, 2], 1, {
+        get() {
+          throw secret;
+        },
+      }),
+      m: {},
+    }, /items\[1\]/],
+    [{
+      key: "k",
+      items: [],
+      m: {
+        get a() {
+          throw secret;
+        },
+      },
+    }, /result\.m\["a"\] could not be read/],
+    [
+      new Proxy({}, {
+        getOwnPropertyDescriptor() {
+          throw secret;
+        },
+      }),
+      /result\.key could not be read/,
+    ],
+  ];
+  const revocable = Proxy.revocable({}, {});
+  revocable.revoke();
+  cases.push([revocable.proxy, /result could not be read/]);
+  for (const [value, pattern] of cases) {
+    assert.throws(() => convertOutput("x.y", out, value, 32), (e) => {
+      assert.ok(isCodeModeError(e, "capability_failure"), String(e));
+      assert.match(e.message, pattern);
+      assert.doesNotMatch(e.message, /hunter2/);
+      assert.equal(e.detail, undefined);
+      assert.ok(e.cause !== undefined);
+      return true;
+    });
+  }
+});
+
+Deno.test("output conversion: Proxies, Sets, Maps and class instances get one defined outcome", () => {
+  const out = t.struct({ items: t.list(t.int()), p: t.optional(t.struct({ x: t.int() })) });
+  // A transparent Proxy reads like its target.
+  assert.deepEqual(convertOutput("x.y", out, new Proxy({ items: new Proxy([1, 2], {}) }, {}), 32), {
+    items: [1, 2],
+  });
+  convertFails(out, { items: new Set([1]) }, "capability_failure", /items must be a list, got Set/);
+  convertFails(
+    out,
+    { items: [], p: new Map([["x", 1]]) },
+    "capability_failure",
+    /p must be an object, got Map/,
+  );
+  convertFails(
+    t.struct({ m: t.dict(t.int()) }),
+    { m: new Set() },
+    "capability_failure",
+    /m must be a dict, got Set/,
+  );
+  class Box {
+    x = 3;
+    hidden() {
+      return 1;
+    }
+  }
+  assert.deepEqual(convertOutput("x.y", out, { items: [], p: new Box() }, 32), { items: [], p: { x: 3 } });
+});
+
+Deno.test("output conversion: cycles are refused, shared values are fine", () => {
+  const out = t.struct({
+    l: t.list(t.nullable(t.list(t.int()))),
+    s: t.optional(t.struct({ s: t.optional(t.struct({ s: t.optional(t.int()) })) })),
+  });
+  const cyclic: unknown[] = [];
+  cyclic.push(cyclic);
+  convertFails(
+    t.struct({ l: t.list(t.list(t.list(t.int()))) }),
+    { l: cyclic },
+    "capability_failure",
+    /result\.l\[0\] contains itself/,
+  );
+  const self: Record<string, unknown> = {};
+  self.s = self;
+  convertFails(out, { l: [], s: self }, "capability_failure", /result\.s\.s contains itself/);
+  const shared = [1];
+  assert.deepEqual(convertOutput("x.y", out, { l: [shared, shared] }, 32), { l: [[1], [1]] });
+});
+
+Deno.test("output conversion charges the exact wire size and refuses past maxBytes", () => {
+  const out = t.struct({
+    s: t.str(),
+    n: t.int(),
+    x: t.float(),
+    b: t.bool(),
+    o: t.optional(t.str()),
+    z: t.nullable(t.int()),
+    l: t.list(t.nullable(t.str())),
+    d: t.dict(t.list(t.int())),
+    st: t.list(t.struct({ k: t.str(), v: t.optional(t.int()) })),
+  });
+  // A seeded generator: the same cases on every run.
+  let seed = 12345;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const word = () => ["", "a", "é", "€uro", "😀", "x".repeat(130), "\ud800"][rnd(7)];
+  const num = () => [0, 1, -1, 127, 128, -300, 2 ** 40, Number.MAX_SAFE_INTEGER][rnd(8)];
+  for (let i = 0; i < 200; i++) {
+    const value = {
+      s: word(),
+      n: num(),
+      x: rnd(2) ? 1.5 : 2,
+      b: rnd(2) === 1,
+      o: rnd(2) ? word() : undefined,
+      z: rnd(2) ? num() : null,
+      l: Array.from({ length: rnd(5) }, () => (rnd(3) ? word() : null)),
+      d: Object.fromEntries(Array.from({ length: rnd(4) }, (_, j) => [`k${j}${word()}`, [num()]])),
+      st: Array.from({ length: rnd(4) }, () => ({ k: word(), v: rnd(2) ? num() : null, extra: 1 })),
+    };
+    const converted = convertOutput("x.y", out, value, 32);
+    const size = encodeHostValue(converted, { maxBytes: 1 << 20, maxDepth: 32 }, out).length;
+    assert.deepEqual(convertOutput("x.y", out, value, 32, size), converted, `fits in exactly ${size}`);
+    convertFails(out, value, "resource_limit", /encodes to more than/, 32, size - 1);
+  }
+});
+
+Deno.test("output conversion refuses a huge result before walking it", () => {
+  const out = t.struct({ items: t.list(t.int()) });
+  const items = Array.from({ length: 2_000_000 }, (_, i) => i & 0x7f);
+  const MIB = 1 << 20;
+  // The refusal reads no item: a getter on the first item would notice.
+  const watched = [...items.slice(0, 10)];
+  Object.defineProperty(watched, 0, { get: () => assert.fail("item read"), enumerable: true });
+  watched.length = 2_000_000;
+  convertFails(out, { items: watched }, "resource_limit", /encodes to more than 1048576 bytes/, 32, MIB);
+  convertFails(
+    t.struct({ s: t.str() }),
+    { s: "x".repeat(50_000_000) },
+    "resource_limit",
+    /more than/,
+    32,
+    MIB,
+  );
+
+  // Time: the refusal (best of 5) against one full conversion of the same list with room for it. The
+  // refusal is O(1) and the walk O(n), so even a loaded machine keeps them orders of magnitude apart.
+  let refusal = Infinity;
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    convertFails(out, { items }, "resource_limit", /more than/, 32, MIB);
+    refusal = Math.min(refusal, performance.now() - t0);
+  }
+  const t0 = performance.now();
+  convertOutput("x.y", out, { items }, 32, 1 << 30);
+  const walk = performance.now() - t0;
+  assert.ok(refusal * 50 < walk, `refusal ${refusal.toFixed(3)} ms vs full walk ${walk.toFixed(1)} ms`);
+});
+
+Deno.test("well-formedness never merges two keys silently", () => {
+  const out = t.struct({ m: t.dict(t.int()) });
+  convertFails(
+    out,
+    { m: Object.fromEntries([["a\ud800", 1], ["a\udbff", 2]]) },
+    "capability_failure",
+    /two keys that are the same/,
+  );
+  convertFails(
+    out,
+    { m: new Map([["\udc00", 1], ["\ufffd", 2]]) },
+    "capability_failure",
+    /two keys that are the same/,
+  );
+  assert.deepEqual(convertOutput("x.y", out, { m: { "a\ud800": 1 } }, 32), { m: { "a\ufffd": 1 } });
+  const e = bindFails(
+    { m: Object.fromEntries([["\ud800", 1], ["\udfff", 2]]) },
+    "invalid_arguments",
+    /two keys/,
+    out,
+  );
+  assert.equal(e.detail, e.message);
 });

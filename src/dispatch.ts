@@ -17,6 +17,7 @@ import { bindArguments, convertOutput } from "./binding.ts";
 import { CapabilityError, isModelSafeText } from "./capability.ts";
 import type { Catalog } from "./catalog.ts";
 import { CodeModeError } from "./errors.ts";
+import { escapeModelText } from "./text.ts";
 import type { NativeDispatch } from "./executor/mod.ts";
 import type { Limits } from "./limits.ts";
 
@@ -73,7 +74,7 @@ export function classifyHandlerError(name: string, err: unknown): CodeModeError 
   if (err instanceof CodeModeError) {
     // A handler may classify its own failure (the gateway reports its policy denials this way).
     const detail = err.detail !== undefined && DETAIL_CODES.has(err.code) && isModelSafeText(err.detail)
-      ? err.detail
+      ? escapeModelText(err.detail)
       : undefined;
     return new CodeModeError(err.code, `${name}: ${err.code.replaceAll("_", " ")}`, { cause: err, detail });
   }
@@ -83,8 +84,9 @@ export function classifyHandlerError(name: string, err: unknown): CodeModeError 
   if (isPanic(err)) {
     return new CodeModeError("internal", `${name}: handler raised a programming error`, { cause: err });
   }
+  // Approved text still has its line separators and invisible characters escaped.
   const detail = err instanceof CapabilityError && err.safeForModel && isModelSafeText(err.message)
-    ? err.message
+    ? escapeModelText(err.message)
     : undefined;
   return new CodeModeError("capability_failure", `${name}: capability failed`, { cause: err, detail });
 }
@@ -140,6 +142,7 @@ export function createDispatch(options: DispatchOptions): NativeDispatch {
       if (signal.aborted) throw signal.reason;
       throw classifyHandlerError(name, err);
     }
-    return convertOutput(name, entry.output, output, limits.maxValueDepth);
+    // Size and depth are checked while converting, so an oversized result is refused before it is walked.
+    return convertOutput(name, entry.output, output, limits.maxValueDepth, limits.maxValueBytes);
   };
 }

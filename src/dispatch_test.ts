@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { allowAll, currentSubject, DeniedError } from "../authz.ts";
-import { checkRegistration } from "./capability.ts";
+import { CapabilityError, checkRegistration } from "./capability.ts";
 import { buildCatalog } from "./catalog.ts";
 import { classifyAuthorizerError, classifyHandlerError, createDispatch, isPanic } from "./dispatch.ts";
 import { CodeModeError, isCodeModeError } from "./errors.ts";
@@ -94,4 +94,43 @@ Deno.test("a dispatch rejects with the signal's reason when it aborts during the
     dispatch(0.5, {}, new AbortController().signal),
     (e) => isCodeModeError(e, "internal"),
   );
+});
+
+Deno.test("approved handler details are escaped for the model", () => {
+  const approved = classifyHandlerError(
+    "x.y",
+    new CapabilityError("no such record\u2028see the docs\ufe0f", { safeForModel: true }),
+  );
+  assert.equal(approved.detail, "no such record\\u2028see the docs\\ufe0f");
+  const own = classifyHandlerError(
+    "x.y",
+    new CodeModeError("capability_failure", "x", { detail: "a\u2029b" }),
+  );
+  assert.equal(own.detail, "a\\u2029b");
+});
+
+Deno.test("a dispatch checks the result against maxValueBytes while converting it", async () => {
+  let built = 0;
+  const check = checkRegistration({
+    name: "big.op",
+    summary: "Big",
+    output: t.struct({ items: t.list(t.str()) }),
+    handler: () => {
+      built++;
+      return { items: ["abc", "defg"] };
+    },
+  }, 0);
+  const catalog = buildCatalog([check], undefined).catalog!;
+  const signal = new AbortController().signal;
+  // The result encodes to 1 + 1 + (1 + 5) + 1 + 1 + (1 + 1 + 3) + (1 + 1 + 4) = 21 bytes.
+  const at = (maxValueBytes: number) =>
+    createDispatch({
+      catalog,
+      authorizer: allowAll(),
+      limits: { ...defaultLimits(), maxValueBytes },
+      subject: { id: "s" },
+    });
+  assert.deepEqual(await at(21)(0, {}, signal), { items: ["abc", "defg"] });
+  await assert.rejects(at(20)(0, {}, signal), (e) => isCodeModeError(e, "resource_limit"));
+  assert.equal(built, 2);
 });

@@ -20,3 +20,11 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
     target[key] = value;
   }
 }
+
+/**
+ * A fresh object without a prototype, for maps built from untrusted keys: `__proto__`, `constructor` or
+ * `toString` set on it are plain data, and nothing inherited can be read through it.
+ */
+export function nullRecord(): Record<string, unknown> {
+  return Object.create(null);
+}

@@ -11,7 +11,7 @@ import { CodeModeError } from "./errors.ts";
 import type { ExecutionBudgets, Executor } from "./executor/mod.ts";
 import { executionBudgets, type Limits } from "./limits.ts";
 import type { SearchResponse } from "./search/mod.ts";
-import { utf8Length } from "./text.ts";
+import { modelDetail, utf8Length } from "./text.ts";
 
 /** Options of one execution. */
 export interface ExecuteOptions {
@@ -153,7 +153,10 @@ export function sanitize(err: unknown, signal: AbortSignal | undefined): unknown
   if (signal?.aborted) return callerAbort(signal);
   if (err instanceof CodeModeError) {
     return new CodeModeError(err.code, err.message, {
-      detail: DETAIL_CODES.has(err.code) ? err.detail : undefined,
+      // Escaped here too: an executor or handler may have built the detail without the core's helpers.
+      detail: DETAIL_CODES.has(err.code) && typeof err.detail === "string"
+        ? modelDetail(err.detail)
+        : undefined,
       cause: err.code === "resource_limit" && isTimeout(err.cause) ? err.cause : undefined,
     });
   }

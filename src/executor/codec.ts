@@ -18,7 +18,10 @@
  * | 8 | dict with string keys | varint count, then per entry: varint key length, key bytes, value |
  *
  * Ints are limited to JS safe integers (|n| ≤ 2^53−1); the sign lives in the tag so that the varint
- * never leaves the safe range. Depth is inclusive: a scalar is 1, a container is one more than its
+ * never leaves the safe range. String bytes need not be valid UTF-8 (a Starlark string is a byte string):
+ * a host reading them as text replaces each byte that does not begin a valid UTF-8 sequence with one
+ * U+FFFD, as Go's `utf8.DecodeRune` does and as `json.encode` does in the engine and in starlark-go
+ * ({@link decodeUtf8}). Depth is inclusive: a scalar is 1, a container is one more than its
  * deepest element (an empty container is 1).
  *
  * This module uses no Deno APIs: the worker imports it too.
@@ -125,6 +128,17 @@ export class WireWriter {
     }
   }
 
+  /**
+   * Refuses at once, without growing the buffer, when `n` more bytes cannot fit: callers use it with a
+   * lower bound of what they are about to write (one byte per list item, one per UTF-16 unit), so an
+   * oversized value is refused before it is walked.
+   */
+  reserve(n: number): void {
+    if (this.pos + n > this.maxBytes) {
+      throw new WireLimitError("bytes", `value encodes to more than ${this.maxBytes} bytes`);
+    }
+  }
+
   /** Checks the depth of a value about to be written at `level` (1 = top). */
   depth(level: number): void {
     if (level > this.maxDepth) {
@@ -170,6 +184,7 @@ export class WireWriter {
   /** Writes the length-prefixed UTF-8 encoding of a JS (UTF-16) string. */
   jsString(s: string): void {
     const n = s.length;
+    this.reserve(n); // every UTF-16 unit is at least one UTF-8 byte
     let ascii = true;
     for (let i = 0; i < n; i++) {
       if (s.charCodeAt(i) >= 0x80) {
@@ -189,6 +204,7 @@ export class WireWriter {
   /** Writes a length-prefixed byte string given as a binary string (each char code is one byte). */
   binaryString(s: string): void {
     const n = s.length;
+    this.reserve(n);
     this.varint(n);
     this.ensure(n);
     const b = this.buf;
@@ -216,6 +232,90 @@ export function varintLength(n: number): number {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8");
 
+/**
+ * The length (1–4) of the valid UTF-8 sequence that starts at `b[i]`, or 0 when that byte does not
+ * begin one. Go's rules: no overlong forms, no surrogates (U+D800–U+DFFF), nothing above U+10FFFF.
+ */
+function sequenceLength(b: Uint8Array, i: number): number {
+  const b0 = b[i];
+  if (b0 < 0x80) return 1;
+  if (b0 < 0xc2 || b0 > 0xf4) return 0;
+  const n = b.length;
+  if (i + 1 >= n) return 0;
+  const b1 = b[i + 1];
+  if (b0 < 0xe0) return b1 >= 0x80 && b1 <= 0xbf ? 2 : 0;
+  let lo = 0x80, hi = 0xbf;
+  if (b0 === 0xe0) lo = 0xa0;
+  else if (b0 === 0xed) hi = 0x9f;
+  else if (b0 === 0xf0) lo = 0x90;
+  else if (b0 === 0xf4) hi = 0x8f;
+  if (b1 < lo || b1 > hi || i + 2 >= n) return 0;
+  const b2 = b[i + 2];
+  if (b2 < 0x80 || b2 > 0xbf) return 0;
+  if (b0 < 0xf0) return 3;
+  if (i + 3 >= n) return 0;
+  const b3 = b[i + 3];
+  return b3 >= 0x80 && b3 <= 0xbf ? 4 : 0;
+}
+
+/** The index of the first byte at or after `from` that does not begin a valid UTF-8 sequence, or `b.length`. */
+export function invalidUtf8Index(b: Uint8Array, from = 0): number {
+  let i = from;
+  while (i < b.length) {
+    if (b[i] < 0x80) {
+      i++;
+      continue;
+    }
+    const len = sequenceLength(b, i);
+    if (len === 0) return i;
+    i += len;
+  }
+  return b.length;
+}
+
+/**
+ * Decodes UTF-8 bytes to a JS string the way Go converts a string to runes: every byte that does not
+ * begin a valid sequence becomes one U+FFFD (so `"\xe2\x82"` — a truncated `€` — is two, where the
+ * WHATWG decoder of `TextDecoder` would write one). Valid input decodes exactly as `TextDecoder` does.
+ * This is the one rule for every engine string that reaches the host as text: argument strings and
+ * keys, the final value, and messages.
+ */
+export function decodeUtf8(b: Uint8Array): string {
+  let bad = invalidUtf8Index(b);
+  if (bad === b.length) return decoder.decode(b);
+  let out = "";
+  let start = 0;
+  while (bad < b.length) {
+    if (bad > start) out += decoder.decode(b.subarray(start, bad));
+    out += "\ufffd";
+    start = bad + 1;
+    bad = invalidUtf8Index(b, start);
+  }
+  return start < b.length ? out + decoder.decode(b.subarray(start)) : out;
+}
+
+/**
+ * Quotes bytes for a message the way starlark-go's `repr` shows a string: valid UTF-8 as text, each
+ * byte that does not begin a valid sequence as `\xNN`, with `"` and `\` escaped. Two distinct byte
+ * strings always quote differently (model-visible callers still escape the result).
+ */
+export function quoteBytes(b: Uint8Array): string {
+  let out = '"';
+  let i = 0;
+  while (i < b.length) {
+    const len = sequenceLength(b, i);
+    if (len === 0) {
+      out += `\\x${b[i].toString(16).padStart(2, "0")}`;
+      i++;
+      continue;
+    }
+    const text = decoder.decode(b.subarray(i, i + len));
+    out += text === '"' || text === "\\" ? "\\" + text : text;
+    i += len;
+  }
+  return out + '"';
+}
+
 /** UTF-8 byte length of a JS string as `TextEncoder` encodes it (lone surrogates become U+FFFD). */
 export function utf8Length(s: string): number {
   let n = 0;
@@ -232,6 +332,20 @@ export function utf8Length(s: string): number {
     } else n += 3;
   }
   return n;
+}
+
+/** {@link decodeUtf8} with a fast path for short ASCII strings (most keys). */
+export function bytesToText(raw: Uint8Array): string {
+  if (raw.length <= 64) {
+    let s = "";
+    for (let i = 0; i < raw.length; i++) {
+      const c = raw[i];
+      if (c >= 0x80) return decodeUtf8(raw);
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return decodeUtf8(raw);
 }
 
 /** Reads encoded values, checking depth and well-formedness. */
@@ -335,19 +449,9 @@ export class WireReader {
     return out;
   }
 
-  /** Reads a length-prefixed string as a JS string (invalid UTF-8 becomes U+FFFD). */
+  /** Reads a length-prefixed string as a JS string ({@link decodeUtf8}: one U+FFFD per invalid byte). */
   jsString(): string {
-    const raw = this.rawString();
-    if (raw.length <= 64) {
-      let s = "";
-      for (let i = 0; i < raw.length; i++) {
-        const c = raw[i];
-        if (c >= 0x80) return decoder.decode(raw);
-        s += String.fromCharCode(c);
-      }
-      return s;
-    }
-    return decoder.decode(raw);
+    return bytesToText(this.rawString());
   }
 
   /** Reads a length-prefixed string as a binary string (one char per byte). */

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import {
+  decodeUtf8,
+  invalidUtf8Index,
+  quoteBytes,
   TAG_DICT,
   TAG_FLOAT,
   TAG_INT,
@@ -15,6 +18,7 @@ import {
 } from "./codec.ts";
 import { decodeArguments, decodeHostValue, encodeHostValue } from "./host_codec.ts";
 import type { TypeSchema } from "../schema.ts";
+import { decodeRune, runeOf, sizeOf } from "../starlark/utf8.ts";
 
 const BIG = { maxBytes: 1 << 20, maxDepth: 64 };
 
@@ -214,4 +218,155 @@ Deno.test("codec: writer grows and finishes with a transferable copy", () => {
   assert.equal(out.buffer.byteLength, out.length);
   assert.equal(out[0], TAG_INT);
   assert.equal(TAG_LIST, 7);
+});
+
+/** The engine's own Go-rule decoder (src/starlark/utf8.ts), applied to bytes: the reference for decodeUtf8. */
+function engineDecode(bytes: Uint8Array): string {
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  let out = "";
+  for (let i = 0; i < bin.length;) {
+    const packed = decodeRune(bin, i);
+    out += String.fromCodePoint(runeOf(packed));
+    i += sizeOf(packed);
+  }
+  return out;
+}
+
+Deno.test("codec: invalid UTF-8 decodes as one U+FFFD per invalid byte, as the engine and Go do", () => {
+  const b = (...xs: number[]) => new Uint8Array(xs);
+  assert.equal(decodeUtf8(b(0xe2, 0x82)), "\ufffd\ufffd", "a truncated € is two, not WHATWG's one");
+  assert.equal(decodeUtf8(b(0x61, 0xe2, 0x82, 0x62, 0xff, 0x63)), "a\ufffd\ufffdb\ufffdc");
+  assert.equal(decodeUtf8(b(0xed, 0xa0, 0x80)), "\ufffd\ufffd\ufffd", "an encoded surrogate");
+  assert.equal(decodeUtf8(b(0xc0, 0xaf)), "\ufffd\ufffd", "an overlong form");
+  assert.equal(decodeUtf8(b(0xf4, 0x90, 0x80, 0x80)), "\ufffd".repeat(4), "above U+10FFFF");
+  assert.equal(decodeUtf8(b(0xf0, 0x9f, 0x98, 0x80)), "😀");
+  // Random bytes, biased towards UTF-8 lead and continuation bytes: identical to the engine's decoder,
+  // and identical to TextDecoder whenever the input is valid.
+  let seed = 7;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const pool = [
+    0x41,
+    0x7f,
+    0x80,
+    0xbf,
+    0xc2,
+    0xdf,
+    0xe0,
+    0xa0,
+    0xed,
+    0x9f,
+    0xef,
+    0xf0,
+    0x90,
+    0xf4,
+    0x8f,
+    0xff,
+  ];
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  for (let i = 0; i < 3000; i++) {
+    const bytes = new Uint8Array(rnd(12)).map(() => rnd(3) ? pool[rnd(pool.length)] : rnd(256));
+    const got = decodeUtf8(bytes);
+    assert.equal(got, engineDecode(bytes), JSON.stringify([...bytes]));
+    const valid = invalidUtf8Index(bytes) === bytes.length;
+    let strictText: string | undefined;
+    try {
+      strictText = strict.decode(bytes);
+    } catch {
+      strictText = undefined;
+    }
+    assert.equal(valid, strictText !== undefined, JSON.stringify([...bytes]));
+    if (strictText !== undefined) assert.equal(got, strictText);
+  }
+});
+
+Deno.test("codec: quoteBytes shows invalid bytes as \\x escapes, so distinct keys read differently", () => {
+  const b = (...xs: number[]) => new Uint8Array(xs);
+  assert.equal(quoteBytes(b(0xa9)), '"\\xa9"');
+  assert.equal(quoteBytes(b(0x61, 0x22, 0x5c, 0xc3, 0xa9, 0xff)), '"a\\"\\\\é\\xff"');
+  assert.equal(quoteBytes(new TextEncoder().encode("\ufffd")), '"\ufffd"', "a real U+FFFD stays itself");
+});
+
+/** A wire dict whose keys are the given binary strings (one char per byte), each mapped to int 1. */
+function rawDict(keys: string[], wrap?: string): Uint8Array {
+  const w = new WireWriter(BIG);
+  w.byte(TAG_DICT);
+  if (wrap !== undefined) {
+    w.varint(1);
+    w.binaryString(wrap);
+    w.byte(TAG_DICT);
+  }
+  w.varint(keys.length);
+  for (const k of keys) {
+    w.binaryString(k);
+    w.int(1);
+  }
+  return w.finish();
+}
+
+Deno.test("codec: keys that only invalid UTF-8 told apart are a type error naming both, never merged", () => {
+  const input = {
+    kind: "struct",
+    fields: [{ name: "m", type: { kind: "dict", of: { kind: "int" } } }],
+  } as const;
+  // "é"[1:] and "ü"[1:] in Starlark: two distinct one-byte strings, both U+FFFD as text.
+  assert.throws(
+    () => decodeArguments(rawDict(["\xa9", "\xbc"], "m"), input, BIG),
+    (e) =>
+      e instanceof WireTypeError && e.message.includes("argument m has two keys") &&
+      e.message.includes('"\\xa9" and "\\xbc"'),
+  );
+  // A real U+FFFD and an invalid byte collide too.
+  assert.throws(() => decodeArguments(rawDict(["\xef\xbf\xbd", "\xff"], "m"), input, BIG), WireTypeError);
+  // The same bytes twice are a protocol violation, as before.
+  assert.throws(() => decodeArguments(rawDict(["\xff", "\xff"], "m"), input, BIG), WireFormatError);
+  assert.throws(() => decodeArguments(rawDict(["a", "a"], "m"), input, BIG), WireFormatError);
+  // One invalid key alone decodes with U+FFFD.
+  assert.deepEqual(decodeArguments(rawDict(["\xa9x", "\xe2\x82"], "m"), input, BIG), {
+    m: { "\ufffdx": 1, "\ufffd\ufffd": 1 },
+  });
+  // The final value: the same rule, and a type error rather than a format error.
+  assert.throws(() => decodeHostValue(rawDict(["\xa9", "\xbc"]), BIG), WireTypeError);
+  assert.throws(() => decodeHostValue(rawDict(["k", "k"]), BIG), WireFormatError);
+  assert.deepEqual(decodeHostValue(rawDict(["\xa9"]), BIG), { "\ufffd": 1 });
+});
+
+Deno.test("codec: host keys with lone surrogates that become equal are a type error", () => {
+  assert.throws(
+    () => encodeHostValue({ m: Object.fromEntries([["\ud800", 1], ["\udfff", 2]]) }, BIG),
+    (e) => e instanceof WireTypeError && /value\["m"\] has two keys/.test(e.message),
+  );
+  assert.deepEqual(roundTrip({ "\ud800": 1 }), { "\ufffd": 1 });
+});
+
+Deno.test("codec: oversized lists and strings are refused before they are walked", () => {
+  const limits = { maxBytes: 1 << 20, maxDepth: 8 };
+  const items = new Array(2_000_000).fill(1);
+  // A getter on the first item proves nothing was read.
+  Object.defineProperty(items, 0, { get: () => assert.fail("item read") });
+  assert.throws(() => encodeHostValue(items, limits), WireLimitError);
+  assert.throws(() => encodeHostValue({ s: "x".repeat(5_000_000) }, limits), WireLimitError);
+  const w = new WireWriter({ maxBytes: 10, maxDepth: 1 });
+  w.reserve(10);
+  assert.throws(() => w.reserve(11), WireLimitError);
+  assert.equal(w.length, 0, "reserve writes nothing");
+});
+
+Deno.test("codec: type errors name the path of the failing value", () => {
+  const schema: TypeSchema = {
+    kind: "struct",
+    fields: [{ name: "l", type: { kind: "list", of: { kind: "dict", of: { kind: "int" } } } }],
+  };
+  assert.throws(
+    () => encodeHostValue({ l: [{}, { k: "x" }] }, BIG, schema, "result"),
+    /result\.l\[1\]\["k"\] must be int/,
+  );
+  const bytes = encodeHostValue({ l: [{ a: 1 }, { k: 1.5 }] }, BIG);
+  assert.throws(
+    () => decodeArguments(bytes, schema as TypeSchema & { kind: "struct" }, BIG),
+    /argument l\[1\]\["k"\] does not match its declared type int/,
+  );
 });

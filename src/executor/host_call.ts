@@ -10,7 +10,8 @@ import { CodeModeError } from "../errors.ts";
 import { utf8Length, WireFormatError, WireLimitError, type WireLimits, WireTypeError } from "./codec.ts";
 import type { ExecutionRequest } from "./contract.ts";
 import { decodeArguments, decodeHostValue, encodeHostValue, outputSchema } from "./host_codec.ts";
-import { type RunOutcome, safeDetail } from "./protocol.ts";
+import { modelDetail } from "../text.ts";
+import type { RunOutcome } from "./protocol.ts";
 
 /** The error of an execution that ran out of time: `resource_limit` caused by a `TimeoutError`. */
 export function deadlineError(maxExecutionTime: number): CodeModeError {
@@ -95,7 +96,7 @@ export class NativeCallHost {
         throw new CodeModeError("resource_limit", `${stub.name} arguments: ${e.message}`);
       }
       if (e instanceof WireTypeError) {
-        const detail = safeDetail(`${stub.name}: ${e.message}`);
+        const detail = modelDetail(`${stub.name}: ${e.message}`);
         throw new CodeModeError("invalid_arguments", detail, { detail });
       }
       throw new SandboxViolation(`${stub.name}: malformed argument encoding from the sandbox`, e);
@@ -161,7 +162,8 @@ function text(v: unknown, fallback: string): string {
 
 /**
  * Turns a run outcome reported by the engine side into the execution's result. `nativeError` is the
- * error the host raised for a failed native call (the sandbox only knows its code).
+ * error the host raised for a failed native call (the sandbox only knows its code). Details are
+ * re-escaped here ({@link modelDetail}): the engine side is not trusted to have done it.
  */
 export function judgeOutcome(
   outcome: RunOutcome,
@@ -186,6 +188,11 @@ export function judgeOutcome(
       if (e instanceof WireLimitError) {
         return { error: new CodeModeError("resource_limit", `final value: ${e.message}`), reusable: false };
       }
+      if (e instanceof WireTypeError) {
+        // Two keys that only invalid UTF-8 told apart: the program's mistake, not the sandbox's.
+        const detail = modelDetail(`final value: ${e.message}`);
+        return { error: new CodeModeError("invalid_program", detail, { detail }), reusable: true };
+      }
       const why = e instanceof WireFormatError ? e.message : "decoding failed";
       return { error: internalError(`sandbox sent a malformed final value: ${why}`, e), reusable: false };
     }
@@ -195,7 +202,7 @@ export function judgeOutcome(
     case "program":
     case "arguments": {
       const code = outcome.kind === "program" ? "invalid_program" : "invalid_arguments";
-      const detail = safeDetail(text(outcome.detail, message));
+      const detail = modelDetail(text(outcome.detail, message));
       return { error: new CodeModeError(code, detail, { detail }), reusable: true };
     }
     case "resource":

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { CodeModeError } from "../errors.ts";
 import { BUDGETS, request, STUBS } from "../../tests/executor/helpers.ts";
 import { encodeHostValue } from "./host_codec.ts";
-import { checkRequest, judgeOutcome, NativeCallHost } from "./host_call.ts";
+import { checkRequest, judgeOutcome, NativeCallHost, SandboxViolation } from "./host_call.ts";
+import { TAG_DICT, WireWriter } from "./codec.ts";
 import type { ExecutionRequest, NativeDispatch } from "./contract.ts";
 
 const LIMITS = { maxBytes: 1 << 20, maxDepth: 32 };
@@ -168,4 +169,74 @@ Deno.test("host call: the source limit is checked in UTF-8 bytes", () => {
     () => checkRequest(request(src, { budgets: { maxSourceBytes: 99 } })),
     (e: unknown) => e instanceof CodeModeError && e.code === "resource_limit",
   );
+});
+
+Deno.test("host call: keys that only invalid UTF-8 told apart are invalid_arguments, not a violation", async () => {
+  let dispatched = 0;
+  const dictStub = {
+    name: "tags.put",
+    input: { kind: "struct", fields: [{ name: "m", type: { kind: "dict", of: { kind: "int" } } }] },
+    output: { kind: "struct", fields: [] },
+  } as const;
+  const req = request("", {
+    capabilities: [dictStub],
+    dispatch: () => {
+      dispatched++;
+      return Promise.resolve({});
+    },
+  });
+  const h = new NativeCallHost(req);
+  const w = new WireWriter(LIMITS);
+  w.byte(TAG_DICT);
+  w.varint(1);
+  w.binaryString("m");
+  w.byte(TAG_DICT);
+  w.varint(2);
+  // "é"[1:] and "ü"[1:] in Starlark, each followed by U+202E (the bidi override, as UTF-8 bytes).
+  for (const k of ["\xa9\xe2\x80\xae", "\xbc\xe2\x80\xae"]) {
+    w.binaryString(k);
+    w.int(1);
+  }
+  const e = await h.call(0, w.finish(), signal).catch((e) => e);
+  assert.ok(e instanceof CodeModeError && e.code === "invalid_arguments" && !(e instanceof SandboxViolation));
+  assert.equal(
+    e.detail,
+    "tags.put: argument m has two keys that are the same text once invalid UTF-8 is replaced by U+FFFD: " +
+      '"\\xa9\\u202e" and "\\xbc\\u202e"',
+    "both keys named, the override escaped",
+  );
+  assert.equal(dispatched, 0);
+});
+
+Deno.test("host call: a final value whose keys collide once decoded is invalid_program, reusable", () => {
+  const w = new WireWriter(LIMITS);
+  w.byte(TAG_DICT);
+  w.varint(2);
+  w.binaryString("\xa9");
+  w.int(1);
+  w.binaryString("\xbc");
+  w.int(2);
+  const v = judgeOutcome({ ok: true, value: w.finish(), steps: 1 }, request(""), undefined);
+  assert.ok(v.error instanceof CodeModeError && v.error.code === "invalid_program", String(v.error));
+  assert.match(v.error.detail ?? "", /^final value: a dict has two keys .* "\\xa9" and "\\xbc"$/);
+  assert.equal(v.reusable, true);
+});
+
+Deno.test("host call: details from the engine side are escaped again", () => {
+  const req = request("");
+  for (const kind of ["program", "arguments"] as const) {
+    const v = judgeOutcome(
+      { ok: false, kind, message: "m", detail: "a\u202eb\u2066c\u2028d\nе\u200b", steps: 1 },
+      req,
+      undefined,
+    );
+    assert.equal((v.error as CodeModeError).detail, "a\\u202eb\\u2066c\\u2028d\\nе\\u200b");
+  }
+  const long = judgeOutcome(
+    { ok: false, kind: "program", message: "m", detail: "😀".repeat(3000), steps: 1 },
+    req,
+    undefined,
+  );
+  const detail = (long.error as CodeModeError).detail ?? "";
+  assert.ok(detail.length <= 2048 && detail.isWellFormed() && detail.endsWith("..."));
 });

@@ -10,18 +10,9 @@
  * @module
  */
 import { kindWord, type StructField, type TypeSchema } from "../schema.ts";
+import { Dict, Float, type Kwargs, List, type Thread, Tuple, typeName, type Value } from "../starlark/mod.ts";
 import {
-  Dict,
-  Float,
-  type Kwargs,
-  List,
-  type Thread,
-  toJSString,
-  Tuple,
-  typeName,
-  type Value,
-} from "../starlark/mod.ts";
-import {
+  decodeUtf8,
   TAG_DICT,
   TAG_FALSE,
   TAG_FLOAT,
@@ -45,10 +36,22 @@ export class BindError extends Error {
   }
 }
 
-/** Renders engine text (a binary string of UTF-8 bytes, or already a JS string) for messages. */
+/**
+ * Renders engine text (a binary string of UTF-8 bytes, or already a JS string) for messages. Invalid
+ * UTF-8 follows the boundary's one rule ({@link decodeUtf8}): each byte that does not begin a valid
+ * sequence becomes one U+FFFD.
+ */
 export function displayText(s: string): string {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0xff) return s;
-  return toJSString(s);
+  let ascii = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0xff) return s;
+    if (c >= 0x80) ascii = false;
+  }
+  if (ascii) return s;
+  const bytes = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);
+  return decodeUtf8(bytes);
 }
 
 function quote(name: string): string {
@@ -145,6 +148,7 @@ function encodeBound(w: WireWriter, schema: TypeSchema, v: Value, level: number)
       const elems = (v as List | Tuple).elems;
       w.byte(TAG_LIST);
       w.varint(elems.length);
+      w.reserve(elems.length); // each item is at least one byte
       for (const e of elems) encodeBound(w, schema.of, e, level + 1);
       return;
     }
@@ -236,12 +240,14 @@ function encodeStar(w: WireWriter, v: Value, level: number, path: string): void 
         const elems = v.elems;
         w.byte(TAG_LIST);
         w.varint(elems.length);
+        w.reserve(elems.length);
         for (let i = 0; i < elems.length; i++) encodeStar(w, elems[i], level + 1, path);
         return;
       }
       if (v instanceof Dict) {
         w.byte(TAG_DICT);
         w.varint(v.size);
+        w.reserve(2 * v.size);
         for (const { key, value } of v.map.values()) {
           if (typeof key !== "string") {
             throw new WireTypeError(`${path}: dict key of type ${typeName(key)} (want string)`);

@@ -14,7 +14,7 @@ import {
 } from "../starlark/mod.ts";
 import { WireFormatError, WireLimitError, WireTypeError } from "./codec.ts";
 import { decodeArguments, decodeHostValue, encodeHostValue } from "./host_codec.ts";
-import { bindArguments, BindError, decodeStarValue, encodeFinalValue } from "./star_codec.ts";
+import { bindArguments, BindError, decodeStarValue, displayText, encodeFinalValue } from "./star_codec.ts";
 
 const BIG = { maxBytes: 1 << 20, maxDepth: 64 };
 
@@ -212,4 +212,13 @@ Deno.test("star codec: scalars and malformed tags decode as on the host", () => 
     assert.throws(() => decodeStarValue(new Uint8Array(bytes), BIG), WireFormatError, JSON.stringify(bytes));
     assert.throws(() => decodeHostValue(new Uint8Array(bytes), BIG), WireFormatError, JSON.stringify(bytes));
   }
+});
+
+Deno.test("star codec: engine text in messages follows the one invalid-UTF-8 rule", () => {
+  assert.equal(displayText("plain"), "plain");
+  assert.equal(displayText("\xc3\xa9"), "é");
+  assert.equal(displayText("a\xe2\x82b"), "a\ufffd\ufffdb", "one U+FFFD per invalid byte, as in Go");
+  assert.equal(displayText("already € é"), "already € é", "a JS string with chars above U+00FF passes");
+  // A kwarg name holding invalid UTF-8 is named readably, with the same replacement.
+  assert.match(bindError([["k\xff", "v"]]), /unexpected keyword argument "k\ufffd"/);
 });

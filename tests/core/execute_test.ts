@@ -142,10 +142,10 @@ Deno.test("native-call order: bind → canonical map → authorize → handler �
     subject: { id: "user-1" },
     capabilityId: "records.entry.lookup",
     capabilityName: "records.lookup",
-    arguments: { key: "a" },
+    arguments: Object.assign(Object.create(null), { key: "a" }), // argument maps have no prototype
   });
   assert.equal(Object.hasOwn(first.arguments, "limit"), false, "absent optional is absent");
-  assert.deepEqual(h.authInputs[1].arguments, { key: "b", limit: 3 });
+  assert.deepEqual({ ...h.authInputs[1].arguments }, { key: "b", limit: 3 });
   assert.deepEqual(Object.keys(h.authInputs[2].arguments), ["key"], "explicit None is absent");
   assert.ok(Object.isFrozen(first.arguments) && Object.isFrozen(first.subject));
 });
@@ -165,8 +165,8 @@ Deno.test("the canonical map is separate from the handler input", async () => {
     },
   });
   await run(h, (_r, call) => call("records.lookup", { key: "a" }));
-  assert.deepEqual(seen, { key: "mutated" });
-  assert.deepEqual(h.authInputs[0].arguments, { key: "a" });
+  assert.deepEqual({ ...seen as object }, { key: "mutated" });
+  assert.deepEqual({ ...h.authInputs[0].arguments }, { key: "a" });
 });
 
 Deno.test("bad arguments are invalid_arguments before authorization", async () => {
