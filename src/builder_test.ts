@@ -90,7 +90,7 @@ Deno.test("option problems and registration problems are returned together", asy
     "options.authorizer is required (use allowAll() to permit every call)",
     "limits: maxExecutionTime must not be negative (got -1)",
     "limits: maxValueDepth must not be negative (got -2)",
-    'executor must be "worker", "inline" or an object with run() and close()',
+    'executor must be "worker", "process", "inline" or an object with run() and close()',
     'capability "records.lookup" (registration 1): summary must not be empty',
     'capability "records.lookup" (registration 1): name is also the namespace of capability "records.lookup.deep" (registration 2)',
     'disabledCapabilities: "missing" does not match a registered capability ID',

@@ -6,11 +6,14 @@
  */
 import { RegistrationError } from "./capability.ts";
 import { CodeModeError } from "./errors.ts";
-import { type Executor, InlineExecutor, WorkerPool } from "./executor/mod.ts";
+import { type Executor, InlineExecutor, ProcessPool, WorkerPool } from "./executor/mod.ts";
 import type { Limits } from "./limits.ts";
 
-/** Which executor runs programs: the zero-permission worker pool, the same-isolate one, or your own. */
-export type ExecutorChoice = "worker" | "inline" | Executor;
+/**
+ * Which executor runs programs: the zero-permission worker pool, the pool of permission-less, heap-capped
+ * child processes (the host needs `--allow-run`), the same-isolate one, or your own.
+ */
+export type ExecutorChoice = "worker" | "process" | "inline" | Executor;
 
 /** Problems with a probe timeout option (for build diagnostics). */
 export function probeTimeoutProblems(value: unknown): string[] {
@@ -21,14 +24,31 @@ export function probeTimeoutProblems(value: unknown): string[] {
   return [];
 }
 
+/** Whether this process may spawn the Deno binary, which the `"process"` executor needs (`--allow-run`). */
+export function maySpawnProcesses(): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "run", command: Deno.execPath() }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The executor a server uses by default: the process pool (the wall that also contains CPU and memory)
+ * when it may spawn processes, else the worker pool.
+ */
+export function defaultServerExecutor(): "process" | "worker" {
+  return maySpawnProcesses() ? "process" : "worker";
+}
+
 /** Problems with an executor option (for build diagnostics). */
 export function executorProblems(choice: unknown): string[] {
-  if (choice === undefined || choice === "worker" || choice === "inline") return [];
+  if (choice === undefined || choice === "worker" || choice === "process" || choice === "inline") return [];
   if (
     choice !== null && typeof choice === "object" &&
     typeof (choice as Executor).run === "function" && typeof (choice as Executor).close === "function"
   ) return [];
-  return ['executor must be "worker", "inline" or an object with run() and close()'];
+  return ['executor must be "worker", "process", "inline" or an object with run() and close()'];
 }
 
 /**
@@ -50,13 +70,14 @@ function canProbe(e: Executor): e is ProbingExecutor {
 }
 
 /** Creates a built-in executor sized by the resolved limits. */
-function createBuiltin(choice: "worker" | "inline", limits: Limits): Executor {
+function createBuiltin(choice: "worker" | "process" | "inline", limits: Limits): Executor {
   const options = { maxConcurrentExecutions: limits.maxConcurrentExecutions };
+  if (choice === "process") return new ProcessPool({ ...options, maxMemoryBytes: limits.maxMemoryBytes });
   return choice === "inline" ? new InlineExecutor(options) : new WorkerPool(options);
 }
 
 /**
- * Creates (for `"worker"`/`"inline"`) or adopts the executor and runs its probe when it has one. A failed
+ * Creates (for `"worker"`/`"process"`/`"inline"`) or adopts the executor and runs its probe when it has one. A failed
  * probe closes the executor and throws `invalid_registration` with a host-wiring diagnostic.
  */
 export async function resolveExecutor(

@@ -1,35 +1,49 @@
 /**
- * The parts of the worker pool that are not the scheduling itself: its options and their defaults, its
- * counters, and the host-side state of one execution.
+ * The parts of the pools that are not the scheduling itself: their options and defaults, their
+ * counters, catalog keys, and the host-side state of one execution.
  *
  * @module
  */
 import { CodeModeError } from "../errors.ts";
 import type { Dialect } from "../starlark/mod.ts";
-import type { ExecutionRequest } from "./contract.ts";
+import type { CapabilityStub, ExecutionRequest } from "./contract.ts";
 import { NativeCallHost, type Verdict } from "./host_call.ts";
-import { type Sandbox, SANDBOX_WORKER_URL } from "./sandbox.ts";
+import type { SchedulerConfig } from "./scheduler.ts";
 
-/** Options of a {@link WorkerPool}. Zero or absent fields take their defaults. */
-export interface WorkerPoolOptions {
-  /** Bound on live workers and spawns in flight (the `maxConcurrentExecutions` limit). Default 8. */
+/** Options shared by the {@link WorkerPool} and the process pool. Zero or absent fields take their defaults. */
+export interface PoolOptions {
+  /** Bound on live sandboxes and spawns in flight (the `maxConcurrentExecutions` limit). Default 8. */
   readonly maxConcurrentExecutions?: number;
-  /** `"reuse"` (default) reuses workers within one subject; `"strict"` uses a new worker per execution. */
+  /**
+   * Most slots the running (or still unwinding) executions of one subject may hold, so that one subject
+   * cannot starve the others. Default: half the slots, rounded up.
+   */
+  readonly maxSlotsPerSubject?: number;
+  /**
+   * Most executions of one subject waiting for a slot; more are refused at once with `resource_limit`
+   * (a flood of requests, or a JSON-RPC batch, cannot queue without bound). Default 64.
+   */
+  readonly maxQueuedPerSubject?: number;
+  /** `"reuse"` (default) reuses sandboxes within one subject; `"strict"` uses a new one per execution. */
   readonly mode?: "reuse" | "strict";
-  /** Executions after which a reused worker is retired. Default 1,000. */
+  /** Executions after which a reused sandbox is retired. Default 1,000. */
   readonly maxExecutionsPerWorker?: number;
-  /** Idle time after which a subject's worker is ended. Default 30,000 ms. */
+  /**
+   * Idle time after which a subject's sandbox is ended, giving its memory back. Default 5,000 ms: a
+   * returning subject pays one spawn, an idle server holds no sandbox memory for long.
+   */
   readonly idleTimeoutMs?: number;
-  /** Fresh workers kept ready ahead of demand. Default: all free slots in strict mode, 1 in reuse mode. */
+  /** Fresh sandboxes kept ready ahead of demand. Default: all free slots in strict mode, 1 in reuse mode. */
   readonly warmWorkers?: number;
-  /** Size of each worker's reply data area; larger results travel in chunks. Default 256 KiB. */
-  readonly replyBufferBytes?: number;
-  /** How long a spawning worker may take to report ready. Default 10,000 ms. */
+  /** How long a spawning sandbox may take to report ready. Default 10,000 ms. */
   readonly spawnTimeoutMs?: number;
-  /** How long an interrupted worker may take to unwind before it is terminated anyway. Default 1,000 ms. */
+  /**
+   * How long an interrupted sandbox may take to unwind before it is ended anyway. Default 1,000 ms for
+   * workers; 200 ms for processes (then SIGKILL).
+   */
   readonly drainGraceMs?: number;
   /**
-   * Milliseconds a new worker spends compiling and optimizing the engine before it takes work, so that
+   * Milliseconds a new sandbox spends compiling and optimizing the engine before it takes work, so that
    * its first executions are not slowed by cold code (that cost moves into the spawn). Default 10 in
    * reuse mode; 0 in strict mode, where every execution pays the spawn. Negative disables.
    */
@@ -41,31 +55,45 @@ export interface WorkerPoolOptions {
   readonly spawnConcurrency?: number;
   /** Engine dialect options (default: the reference's defaults, all off). */
   readonly dialect?: Partial<Dialect>;
+}
+
+/** Options of a {@link WorkerPool}. Zero or absent fields take their defaults. */
+export interface WorkerPoolOptions extends PoolOptions {
+  /** Size of each worker's reply data area; larger results travel in chunks. Default 256 KiB. */
+  readonly replyBufferBytes?: number;
   /** The worker entry module (default `workers/sandbox_worker.ts` of this package). */
   readonly workerUrl?: URL;
 }
 
-/** Counters of a {@link WorkerPool}, for monitoring and tests. */
+/** Counters of a pool, for monitoring and tests. */
 export interface PoolStats {
-  /** Slots in use (spawning + fresh + idle + busy + draining). */
+  /** Slots in use (spawning + fresh + idle + busy + draining + stopping). */
   readonly live: number;
   /** Spawns in flight. */
   readonly spawning: number;
-  /** Ready workers never used. */
+  /** Ready sandboxes never used. */
   readonly fresh: number;
-  /** Idle workers bound to a subject. */
+  /** Idle sandboxes bound to a subject. */
   readonly idle: number;
-  /** Workers running an execution. */
+  /** Sandboxes running an execution. */
   readonly busy: number;
-  /** Interrupted workers still unwinding. */
+  /** Interrupted sandboxes still unwinding. */
   readonly draining: number;
+  /** Ended sandboxes that have not yet really stopped (their slots are still held). */
+  readonly stopping: number;
+  /** Of those, the ones that did not stop in time: while any exists the pool is degraded. */
+  readonly stuck: number;
+  /** Sandboxes that were ever stuck since creation. */
+  readonly everStuck: number;
   /** Requests waiting for a slot. */
   readonly waiting: number;
-  /** Workers spawned since creation. */
+  /** Requests refused because their subject already had `maxQueuedPerSubject` waiting. */
+  readonly refused: number;
+  /** Sandboxes spawned since creation. */
   readonly spawned: number;
-  /** Workers ended since creation. */
+  /** Sandboxes stopped since creation. */
   readonly discarded: number;
-  /** Executions started on a worker since creation. */
+  /** Executions started on a sandbox since creation. */
   readonly executions: number;
   /** Highest number of slots in use at any time. */
   readonly peakLive: number;
@@ -84,8 +112,8 @@ export class PoolExecution {
   readonly promise: Promise<unknown>;
   /** Whether the result is decided. */
   settled = false;
-  /** The worker running it. */
-  sandbox: Sandbox | undefined;
+  /** The sandbox running it. */
+  sandbox: object | undefined;
   /** The host's error for a failed native call (the worker only learns its code). */
   nativeError: CodeModeError | undefined;
   /** The sequence number the next native call must carry. */
@@ -127,47 +155,31 @@ export class PoolExecution {
   }
 }
 
-/** `v`, or `fallback` when absent or zero; throws for a negative or non-number value. */
-function positive(v: number | undefined, fallback: number, name: string): number {
+/**
+ * `v`, or `fallback` when absent or zero.
+ *
+ * @throws {CodeModeError} `invalid_registration` for a negative or non-number value.
+ */
+export function positive(v: number | undefined, fallback: number, name: string): number {
   if (v === undefined || v === 0) return fallback;
   if (!(v > 0)) throw new CodeModeError("invalid_registration", `executor option ${name} must be positive`);
   return v;
 }
 
-/** {@link WorkerPoolOptions} with defaults applied and checked. */
-export interface ResolvedPoolOptions {
-  /** Slot bound. */
-  readonly max: number;
-  /** Strict mode. */
-  readonly strict: boolean;
-  /** Executions per worker. */
-  readonly maxUses: number;
-  /** Idle timeout (ms). */
-  readonly idleTimeout: number;
-  /** Fresh workers to keep ready. */
-  readonly warm: number;
-  /** Reply data area bytes. */
-  readonly bufferBytes: number;
-  /** Spawn timeout (ms). */
-  readonly spawnTimeout: number;
-  /** Drain grace (ms). */
-  readonly drainGrace: number;
-  /** Warm-up per spawn (ms). */
-  readonly warmUpMs: number;
-  /** Spawns in flight at once. */
-  readonly spawnConcurrency: number;
-  /** Dialect options. */
-  readonly dialect: Readonly<Record<string, boolean>> | undefined;
-  /** Worker module. */
-  readonly url: URL;
-}
-
 /**
- * Applies the defaults of {@link WorkerPoolOptions}.
+ * Applies the defaults of {@link PoolOptions}: the scheduling parameters, the warm-up and the dialect.
+ * `defaults` holds the pool kind's own drain grace and how long a stopping sandbox of this kind may take
+ * before it counts as stuck (default: the drain grace).
  *
  * @throws {CodeModeError} `invalid_registration` for a negative or otherwise invalid option.
  */
-export function resolvePoolOptions(options: WorkerPoolOptions): ResolvedPoolOptions {
+export function resolveSchedulerOptions(
+  options: PoolOptions,
+  defaults: { readonly drainGrace?: number; readonly stuckAfter?: number } = {},
+): SchedulerConfig & {
+  readonly warmUpMs: number;
+  readonly dialect: Readonly<Record<string, boolean>> | undefined;
+} {
   if (options.mode !== undefined && options.mode !== "reuse" && options.mode !== "strict") {
     throw new CodeModeError("invalid_registration", 'executor mode must be "reuse" or "strict"');
   }
@@ -178,20 +190,45 @@ export function resolvePoolOptions(options: WorkerPoolOptions): ResolvedPoolOpti
     throw new CodeModeError("invalid_registration", "executor option warmWorkers must be >= 0");
   }
   const warmUp = options.warmUpMs ?? (strict ? 0 : 10);
+  const share = Math.floor(positive(options.maxSlotsPerSubject, Math.ceil(max / 2), "maxSlotsPerSubject"));
+  const drainGrace = positive(options.drainGraceMs, defaults.drainGrace ?? 1_000, "drainGraceMs");
   return {
     max,
+    maxPerSubject: Math.min(max, share),
+    maxQueuedPerSubject: Math.floor(positive(options.maxQueuedPerSubject, 64, "maxQueuedPerSubject")),
     strict,
     maxUses: positive(options.maxExecutionsPerWorker, 1_000, "maxExecutionsPerWorker"),
-    idleTimeout: positive(options.idleTimeoutMs, 30_000, "idleTimeoutMs"),
+    idleTimeout: positive(options.idleTimeoutMs, 5_000, "idleTimeoutMs"),
     warm: Math.min(max, Math.floor(warm)),
-    bufferBytes: positive(options.replyBufferBytes, 256 * 1024, "replyBufferBytes"),
     spawnTimeout: positive(options.spawnTimeoutMs, 10_000, "spawnTimeoutMs"),
-    drainGrace: positive(options.drainGraceMs, 1_000, "drainGraceMs"),
+    drainGrace,
+    stuckAfter: defaults.stuckAfter ?? drainGrace,
     warmUpMs: warmUp > 0 && Number.isFinite(warmUp) ? warmUp : 0,
     spawnConcurrency: Math.floor(
       positive(options.spawnConcurrency, Math.max(1, navigator.hardwareConcurrency || 2), "spawnConcurrency"),
     ),
     dialect: options.dialect as Readonly<Record<string, boolean>> | undefined,
-    url: options.workerUrl ?? SANDBOX_WORKER_URL,
   };
+}
+
+/**
+ * Gives each capability list a small key, so that a sandbox that already holds a catalog is sent only
+ * its key (and only stub data ever crosses: never a handler or anything else a host attached).
+ */
+export class CatalogKeys {
+  readonly #keys = new WeakMap<object, { readonly key: number; readonly stubs: readonly CapabilityStub[] }>();
+  #next = 1;
+
+  /** The key and stub data of `capabilities`. */
+  of(
+    capabilities: readonly CapabilityStub[],
+  ): { readonly key: number; readonly stubs: readonly CapabilityStub[] } {
+    let entry = this.#keys.get(capabilities);
+    if (entry === undefined) {
+      const stubs = capabilities.map((c) => ({ name: c.name, input: c.input }));
+      entry = { key: this.#next++, stubs };
+      this.#keys.set(capabilities, entry);
+    }
+    return entry;
+  }
 }

@@ -1,10 +1,17 @@
 /**
  * One zero-permission sandbox worker as the pool sees it: spawning, the ready handshake, message
- * routing, the self-check, and termination.
+ * routing, the self-check, knowing when it is at rest, and termination.
+ *
+ * `Worker.terminate()` does not stop a worker spinning in JS, so a worker counts as stopped only when it
+ * was at rest (ready and idle, or it reported the end of its run) or has answered a self-check after
+ * its run was interrupted; see {@link Sandbox.quiesce}.
  *
  * @module
  */
 import { type HostMessage, type SelfCheckReport, SharedChannel, type WorkerMessage } from "./protocol.ts";
+import { Slot, type TimerId } from "./scheduler.ts";
+
+export type { SandboxState, TimerId } from "./scheduler.ts";
 
 /** The worker entry module. */
 export const SANDBOX_WORKER_URL: URL = new URL("../../workers/sandbox_worker.ts", import.meta.url);
@@ -17,39 +24,25 @@ export interface SandboxHooks {
   onFailure(sandbox: Sandbox, reason: string): void;
 }
 
-/** Lifecycle of a sandbox inside the pool. */
-export type SandboxState = "spawning" | "fresh" | "idle" | "busy" | "draining" | "dead";
-
-/** A timer handle as this runtime types it. */
-export type TimerId = ReturnType<typeof setTimeout>;
-
-let nextSandboxId = 1;
-
 /** A spawned sandbox worker. */
-export class Sandbox {
-  /** Pool-unique id. */
-  readonly id: number = nextSandboxId++;
+export class Sandbox extends Slot {
   /** The shared buffer for native-call replies and interrupts. */
   readonly channel: SharedChannel;
   /** Resolves once the worker loaded its modules, received the shared buffer and warmed up. */
   readonly ready: Promise<void>;
-  /** Pool bookkeeping: where the sandbox is in its lifecycle. */
-  state: SandboxState = "spawning";
-  /** The subject it is bound to after its first execution (a sandbox never serves two subjects). */
-  subject: string | undefined;
-  /** Completed executions. */
-  uses = 0;
   /** The catalog the worker has cached (-1: none). */
   catalogKey = -1;
-  /** `performance.now()` when it last became idle. */
-  lastUsed = 0;
-  /** The execution it serves (pool-owned). */
-  execution: unknown = undefined;
-  /** Timer that ends a drain that takes too long (pool-owned). */
-  drainTimer: TimerId | undefined;
+  /**
+   * Whether the worker is known not to be inside a run: true until a run is posted, and again once the
+   * worker reports the end of its run or throws out of its handler. Only then does `terminate()`
+   * really stop it.
+   */
+  atRest = true;
 
   readonly #worker: Worker;
   readonly #hooks: SandboxHooks;
+  #terminated = false;
+  readonly #restWaiters: (() => void)[] = [];
   #readyTimer: TimerId | undefined;
   #settleReady: ((error?: Error) => void) | undefined;
   #selfCheck:
@@ -62,6 +55,7 @@ export class Sandbox {
    * The worker spends up to `warmUpMs` compiling and optimizing the engine before it reports ready.
    */
   constructor(url: URL, dataBytes: number, readyTimeoutMs: number, hooks: SandboxHooks, warmUpMs = 0) {
+    super();
     this.channel = SharedChannel.create(dataBytes);
     this.#hooks = hooks;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -77,6 +71,7 @@ export class Sandbox {
     this.#worker.onmessage = (e: MessageEvent<WorkerMessage>) => this.#onMessage(e.data);
     this.#worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
+      this.atRest = true; // an uncaught error ended the handler: the worker is not running a program
       this.#fail(`sandbox worker error: ${e.message || "unknown error"}`);
     };
     this.#worker.onmessageerror = () => this.#fail("sandbox worker sent a message that cannot be read");
@@ -89,7 +84,7 @@ export class Sandbox {
   }
 
   #fail(reason: string): void {
-    if (this.state === "dead") return;
+    if (this.#terminated) return;
     if (this.#settleReady !== undefined) {
       this.#settleReady(new Error(reason));
       return;
@@ -104,7 +99,7 @@ export class Sandbox {
   }
 
   #onMessage(msg: WorkerMessage): void {
-    if (this.state === "dead") return;
+    if (this.#terminated) return;
     if (msg === null || typeof msg !== "object") {
       this.#fail("sandbox worker sent a malformed message");
       return;
@@ -114,11 +109,15 @@ export class Sandbox {
         this.#settleReady(new Error(`sandbox worker sent ${String(msg.t)} before ready`));
         return;
       }
+      this.atRest = true;
       this.#settleReady();
       return;
     }
-    if (msg.t === "selfcheck" && this.#selfCheck !== undefined) {
+    if (msg.t === "selfcheck") {
+      // Answering means the worker is in a message handler, not inside a run: it is at rest.
+      for (const wake of this.#restWaiters.splice(0)) wake();
       const s = this.#selfCheck;
+      if (s === undefined) return;
       this.#selfCheck = undefined;
       clearTimeout(s.timer);
       s.resolve(msg.report);
@@ -129,7 +128,21 @@ export class Sandbox {
 
   /** Posts a message to the worker. */
   post(msg: HostMessage): void {
-    if (this.state !== "dead") this.#worker.postMessage(msg);
+    if (!this.#terminated) this.#worker.postMessage(msg);
+  }
+
+  /**
+   * Resolves once the worker is back at its event loop: raises the interrupt flag (waking a worker
+   * blocked in a native call) and asks for a self-check, which the worker answers only after its
+   * current run has unwound. Never resolves for a worker spinning in JS that ignores the flag.
+   */
+  quiesce(reason: number): Promise<void> {
+    if (this.atRest || this.#terminated) return Promise.resolve();
+    this.channel.interrupt(reason);
+    return new Promise<void>((resolve) => {
+      this.#restWaiters.push(resolve);
+      if (this.#restWaiters.length === 1) this.post({ t: "selfcheck" });
+    });
   }
 
   /** Asks the worker to try privileged operations and report which ones were refused. */
@@ -150,11 +163,9 @@ export class Sandbox {
    * does not interrupt `Atomics.wait`); one spinning in JS stops only when the engine polls its flag.
    */
   terminate(interruptReason: number): void {
-    if (this.state === "dead") return;
-    this.state = "dead";
+    if (this.#terminated) return;
+    this.#terminated = true;
     this.channel.interrupt(interruptReason);
-    clearTimeout(this.drainTimer);
-    this.drainTimer = undefined;
     this.#settleReady?.(new Error("sandbox worker terminated before it was ready"));
     if (this.#selfCheck !== undefined) {
       clearTimeout(this.#selfCheck.timer);

@@ -1,7 +1,8 @@
 /**
  * Streamable HTTP for the three tools: a stateless `fetch`-style handler (one fresh SDK server and
  * transport per request, so any instance can answer any request) with bearer API keys, Host and Origin
- * validation against an allow-list, a body cap and `/healthz`.
+ * validation against an allow-list, a body cap, a bound on the `execute` calls of one JSON-RPC batch and
+ * `/healthz` (which reports a degraded executor pool).
  *
  * @module
  */
@@ -43,6 +44,18 @@ export interface HttpHandlerOptions extends McpServerOptions {
   readonly maxBodyBytes?: number;
   /** Subject id of requests when no API keys are configured (default `"local"`). */
   readonly anonymousSubject?: string;
+  /**
+   * Most `execute` calls one JSON-RPC batch may hold; a larger batch is refused with 400 before any of
+   * it runs. Every call of an accepted batch is one execution of the caller's subject, under the same
+   * executor bounds (slots per subject, waiting executions per subject) as separate requests. Default:
+   * `limits.maxConcurrentExecutions`, or 8.
+   */
+  readonly maxBatchExecutions?: number;
+  /**
+   * The executor's health (a pool's `health()`). While it is `degraded` — a sandbox that did not stop
+   * holds a slot — `/healthz` answers 503 so that an orchestrator can replace the instance.
+   */
+  readonly health?: () => { readonly status: "ok" | "degraded"; readonly stuck?: number };
 }
 
 /** What a `Deno.serve` handler receives besides the request (only the peer address is used). */
@@ -69,6 +82,47 @@ function jsonError(status: number, code: number, message: string, headers: Heade
     status,
     headers: { ...JSON_HEADERS, ...headers },
   });
+}
+
+/** Reads the body as text, or `undefined` once it exceeds `max` bytes (never buffering more than that). */
+async function readBoundedText(request: Request, max: number): Promise<string | undefined> {
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    all.set(c, off);
+    off += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** How many messages of a parsed JSON-RPC body call the `execute` tool. */
+export function countExecuteCalls(body: unknown): number {
+  const messages = Array.isArray(body) ? body : [body];
+  let n = 0;
+  for (const m of messages) {
+    if (m === null || typeof m !== "object") continue;
+    const { method, params } = m as { method?: unknown; params?: { name?: unknown } | null };
+    if (
+      method === "tools/call" && params !== null && typeof params === "object" && params.name === "execute"
+    ) {
+      n++;
+    }
+  }
+  return n;
 }
 
 /** Whether `hostname` (no port; IPv6 with or without brackets) names the loopback interface. */
@@ -130,6 +184,13 @@ function checkOptions(options: HttpHandlerOptions): void {
   if (!Number.isSafeInteger(max) || max <= 0) {
     throw new CodeModeError("invalid_registration", "maxBodyBytes must be a positive integer");
   }
+  const batch = options.maxBatchExecutions;
+  if (batch !== undefined && (!Number.isSafeInteger(batch) || batch <= 0)) {
+    throw new CodeModeError("invalid_registration", "maxBatchExecutions must be a positive integer");
+  }
+  if (options.health !== undefined && typeof options.health !== "function") {
+    throw new CodeModeError("invalid_registration", "health must be a function");
+  }
   const hosts = options.allowedHosts ?? [];
   if ((options.apiKeys ?? []).length === 0 && (hosts.length === 0 || hosts.some((h) => h.trim() === "*"))) {
     throw new CodeModeError(
@@ -143,11 +204,13 @@ function checkOptions(options: HttpHandlerOptions): void {
 /**
  * Creates a stateless Streamable HTTP handler for the three tools.
  *
- * - `GET /healthz` answers `{"status":"ok"}` without authentication.
+ * - `GET /healthz` answers `{"status":"ok"}` without authentication, or 503 `{"status":"degraded"}`
+ *   while `health` reports a degraded executor.
  * - `POST <path>` carries MCP messages (JSON responses); `GET`/`DELETE` there answer 405 because a
  *   stateless server keeps no sessions or streams; `OPTIONS` answers CORS preflights of allowed origins.
  * - A `Host` outside `allowedHosts` or an `Origin` outside the allow-list is 403; a missing or wrong
- *   bearer key is 401; a body over `maxBodyBytes` is 413.
+ *   bearer key is 401; a body over `maxBodyBytes` is 413; a batch with more than `maxBatchExecutions`
+ *   execute calls is 400.
  *
  * Throws `invalid_registration` for invalid options (including no keys and no allowed hosts).
  *
@@ -172,6 +235,7 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
     ? new HostList(options.allowedHosts ?? [])
     : undefined;
   const origins = new Set((options.allowedOrigins ?? []).map((o) => o.trim().toLowerCase()));
+  const maxBatch = options.maxBatchExecutions ?? options.limits?.maxConcurrentExecutions ?? 8;
   const prepared = prepareTools(service, options.resolver ?? authInfoSubject(), options);
   // One validator for every per-request server: its schema compiler is costly to build and our server
   // never validates client-supplied schemas with it.
@@ -223,6 +287,25 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
     if (Number.isFinite(length) && length > maxBody) {
       return jsonError(413, -32000, `request body exceeds ${maxBody} bytes`, cors);
     }
+    // The body is parsed here (bounded) so that a batch is counted before any of it runs; the SDK then
+    // gets the parsed body and still checks the headers and every message.
+    const text = await readBoundedText(request, maxBody);
+    if (text === undefined) return jsonError(413, -32000, `request body exceeds ${maxBody} bytes`, cors);
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      return jsonError(400, -32700, "Parse error: Invalid JSON", cors);
+    }
+    const executes = countExecuteCalls(parsedBody);
+    if (executes > maxBatch) {
+      return jsonError(
+        400,
+        -32600,
+        `Invalid Request: a batch may hold at most ${maxBatch} execute calls (got ${executes})`,
+        cors,
+      );
+    }
     const server = prepared.create(validator);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -240,7 +323,10 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
         scopes: [],
         extra: { authentication: keys === undefined ? "loopback" : "api-key" },
       };
-      const response = await withSubject(subject, () => transport.handleRequest(request, { authInfo }));
+      const response = await withSubject(
+        subject,
+        () => transport.handleRequest(request, { authInfo, parsedBody }),
+      );
       const headers = new Headers(response.headers);
       for (const [k, v] of Object.entries(cors)) headers.set(k, v);
       return new Response(response.body, { status: response.status, headers });
@@ -258,6 +344,11 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
     if (url.pathname === "/healthz") {
       if (request.method !== "GET" && request.method !== "HEAD") {
         return jsonError(405, -32000, "method not allowed", { allow: "GET, HEAD" });
+      }
+      const health = options.health?.();
+      if (health !== undefined && health.status !== "ok") {
+        const body = JSON.stringify({ status: "degraded", stuckSandboxes: health.stuck ?? 0 });
+        return new Response(request.method === "HEAD" ? null : body, { status: 503, headers: JSON_HEADERS });
       }
       return new Response(request.method === "HEAD" ? null : '{"status":"ok"}', { headers: JSON_HEADERS });
     }

@@ -16,7 +16,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import process from "node:process";
 import { buildDemoServer } from "../demo/mod.ts";
 import { isCodeModeError } from "../errors.ts";
-import type { ExecutorChoice } from "../executor_select.ts";
+import { ProcessPool, WorkerPool } from "../executor/mod.ts";
+import { defaultServerExecutor, type ExecutorChoice, maySpawnProcesses } from "../executor_select.ts";
 import type { Server } from "../server.ts";
 import {
   ALLOWED_HOSTS_ENV,
@@ -43,8 +44,11 @@ export interface ServeArgs {
   readonly allowedOrigins: readonly string[];
   /** Subject of the stdio user, or of anonymous loopback HTTP requests. */
   readonly subject: string;
-  /** Executor choice. */
-  readonly executor: "worker" | "inline";
+  /**
+   * Executor choice; absent means automatic: the process pool when the host may spawn Deno, else the
+   * worker pool.
+   */
+  readonly executor?: "worker" | "process" | "inline";
   /** Whether `--help` was given. */
   readonly help: boolean;
 }
@@ -65,11 +69,15 @@ Serves the CodeMode demo catalog over MCP: stdio by default.
 
 Options:
   --http HOST:PORT        serve stateless Streamable HTTP instead (e.g. 127.0.0.1:8787, [::1]:8787)
-  --path PATH             MCP endpoint path (default /mcp); GET /healthz answers {"status":"ok"}
+  --path PATH             MCP endpoint path (default /mcp); GET /healthz answers {"status":"ok"}, or 503
+                          {"status":"degraded"} while a sandbox that did not stop holds a slot
   --allowed-host HOST     accepted Host header (repeatable; "name" = any port, "name:port" exact, "*" any)
   --allowed-origin ORIGIN accepted browser Origin, e.g. https://app.example.com (repeatable)
   --subject ID            subject of the stdio user and of keyless loopback HTTP (default "local")
-  --executor worker|inline  where programs run (default worker: zero-permission Web Workers)
+  --executor KIND         where programs run: process (permission-less, heap-capped child processes
+                          killed past their deadline; needs --allow-run), worker (zero-permission Web
+                          Workers) or inline (the host isolate). Default: process when the server may
+                          spawn Deno, else worker
   -h, --help              show this help
 
 Environment:
@@ -93,7 +101,7 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
   let http: ServeArgs["http"];
   let path = "/mcp";
   let subject = "local";
-  let executor: "worker" | "inline" = "worker";
+  let executor: ServeArgs["executor"];
   let help = false;
   const allowedHosts: string[] = [];
   const allowedOrigins: string[] = [];
@@ -126,7 +134,9 @@ export function parseServeArgs(args: readonly string[]): ServeArgs {
         break;
       case "--executor": {
         const v = value();
-        if (v !== "worker" && v !== "inline") throw new UsageError('--executor must be "worker" or "inline"');
+        if (v !== "worker" && v !== "process" && v !== "inline") {
+          throw new UsageError('--executor must be "process", "worker" or "inline"');
+        }
         executor = v;
         break;
       }
@@ -241,6 +251,7 @@ function serveHttp(
   pending: Promise<Server>,
   args: ServeArgs,
   http: NonNullable<ServeArgs["http"]>,
+  health: ExecutorSetup["health"],
 ): RunningServe {
   const apiKeys: ApiKey[] = parseApiKeys(Deno.env.get(API_KEYS_ENV) ?? "");
   const loopback = isLoopbackHostname(http.hostname);
@@ -272,6 +283,7 @@ function serveHttp(
     path: args.path,
     anonymousSubject: args.subject,
     limits: defaultLimits(),
+    health,
   });
   const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;
   const url = `http://${shown}:${port}${args.path}`;
@@ -284,17 +296,41 @@ function serveHttp(
   return { url, finished: life.finished, shutdown: life.shutdown };
 }
 
+/** What runs the programs, and the pool health `/healthz` reports (absent for the inline executor). */
+interface ExecutorSetup {
+  readonly kind: "worker" | "process" | "inline";
+  readonly executor: ExecutorChoice;
+  readonly health?: () => { readonly status: "ok" | "degraded"; readonly stuck: number };
+}
+
+function setUpExecutor(args: ServeArgs): ExecutorSetup {
+  const kind = args.executor ?? defaultServerExecutor();
+  if (kind === "process" && !maySpawnProcesses()) {
+    throw new UsageError(`--executor process needs permission to run ${Deno.execPath()} (--allow-run)`);
+  }
+  if (kind === "inline") return { kind, executor: "inline" };
+  const limits = defaultLimits();
+  const options = { maxConcurrentExecutions: limits.maxConcurrentExecutions };
+  const pool = kind === "process"
+    ? new ProcessPool({ ...options, maxMemoryBytes: limits.maxMemoryBytes })
+    : new WorkerPool(options);
+  return { kind, executor: pool, health: () => pool.health() };
+}
+
 /**
  * Serves the demo catalog as `args` say. The transport is up at once; the CodeMode server is built in
  * the background (tool calls wait for it), and a failed build stops the server with status 1.
  * Throws {@link UsageError} for bad configuration.
  */
 export async function serve(args: ServeArgs): Promise<RunningServe> {
-  const executor: ExecutorChoice = args.executor;
-  const pending = buildDemoServer({ executor });
+  const setup = setUpExecutor(args);
+  const pending = buildDemoServer({ executor: setup.executor });
   let running: RunningServe;
   try {
-    running = args.http === undefined ? await serveStdio(pending, args) : serveHttp(pending, args, args.http);
+    running = args.http === undefined
+      ? await serveStdio(pending, args)
+      : serveHttp(pending, args, args.http, setup.health);
+    console.error(`codemode: programs run in the ${setup.kind} executor`);
   } catch (err) {
     await pending.then((server) => server.close(), () => {});
     throw err;

@@ -90,7 +90,7 @@ Deno.test("parseServeArgs", () => {
     allowedHosts: [],
     allowedOrigins: [],
     subject: "local",
-    executor: "worker",
+    executor: undefined,
     help: false,
   });
   const a = parseServeArgs([
