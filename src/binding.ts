@@ -22,7 +22,7 @@
  * @module
  */
 import { CodeModeError } from "./errors.ts";
-import { varintLength } from "./executor/codec.ts";
+import { varintLength } from "./executor/mod.ts";
 import { isPlainRecord, nullRecord, setOwn } from "./plain.ts";
 import { kindWord, type TypeSchema } from "./schema.ts";
 import { escapeModelText, utf8Length } from "./text.ts";

@@ -134,8 +134,19 @@ const WORKER_SIDE = new Set([
   "src/executor/contract.ts",
   "src/executor/program.ts",
   "src/executor/protocol.ts",
+  "src/executor/process_protocol.ts",
   "src/executor/star_codec.ts",
 ]);
+
+Deno.test("architecture: the process child loads only the engine and the executor's engine side", () => {
+  const modules = graph("workers/sandbox_process.ts");
+  const found = [...modules].filter((p) =>
+    !inside(p, "workers") && !inside(p, "src/starlark") && !WORKER_SIDE.has(p)
+  );
+  assert.deepEqual(found, []);
+  const external = [...modules].flatMap((p) => source(p).external.map((x) => `${p} -> ${x}`));
+  assert.deepEqual(external, []);
+});
 
 Deno.test("architecture: the worker loads only the engine and the executor's engine side", () => {
   const modules = graph("workers/sandbox_worker.ts");

@@ -45,3 +45,4 @@ export { DEFAULT_MAX_MEMORY_BYTES, memoryBudget } from "./protocol.ts";
 export { SANDBOX_WORKER_URL } from "./sandbox.ts";
 export type { Dialect } from "../starlark/mod.ts";
 export type { StructField, TypeSchema } from "../schema.ts";
+export { varintLength } from "./codec.ts";
