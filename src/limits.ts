@@ -37,6 +37,13 @@ export interface Limits {
    * (strings, lists, dicts... are charged before they are built). Default 67,108,864 (64 MiB).
    */
   readonly maxMemoryBytes: number;
+  /**
+   * Extension beyond the seed: the largest Starlark int in bits (its magnitude; minimum 1,024). An
+   * operation whose result would be larger fails with `resource_limit` before it computes anything, so
+   * no single big-int operation runs unpolled for more than a few milliseconds. Default 262,144
+   * (78,913 decimal digits).
+   */
+  readonly maxIntBits: number;
 }
 
 /** The field names of {@link Limits}, in documentation order. */
@@ -52,6 +59,7 @@ export const LIMIT_FIELDS: readonly (keyof Limits)[] = Object.freeze([
   "maxSearchResults",
   "maxConcurrentExecutions",
   "maxMemoryBytes",
+  "maxIntBits",
 ]);
 
 const DEFAULTS: Limits = Object.freeze({
@@ -66,6 +74,7 @@ const DEFAULTS: Limits = Object.freeze({
   maxSearchResults: 20,
   maxConcurrentExecutions: 8,
   maxMemoryBytes: 67_108_864,
+  maxIntBits: 262_144,
 });
 
 /**
@@ -79,6 +88,9 @@ const MAXIMUMS: Readonly<Record<keyof Limits, number>> = Object.freeze({
   >,
   maxExecutionTime: 2 ** 31 - 1,
 });
+
+/** Lower bounds above 1, where a smaller value could not run ordinary programs. */
+const MINIMUMS: Readonly<Partial<Record<keyof Limits, number>>> = Object.freeze({ maxIntBits: 1_024 });
 
 /** A fresh copy of the development defaults. */
 export function defaultLimits(): Limits {
@@ -96,6 +108,7 @@ export function executionBudgets(limits: Limits): ExecutionBudgets {
     maxValueBytes: limits.maxValueBytes,
     maxIntermediateValueBytes: limits.maxIntermediateValueBytes,
     maxMemoryBytes: limits.maxMemoryBytes,
+    maxIntBits: limits.maxIntBits,
   });
 }
 
@@ -123,6 +136,8 @@ export function limitsProblems(partial: unknown): string[] {
       problems.push(`limits: ${field} must not be negative (got ${v})`);
     } else if (v > MAXIMUMS[field]) {
       problems.push(`limits: ${field} must be at most ${MAXIMUMS[field]} (got ${v})`);
+    } else if (v < (MINIMUMS[field] ?? 1)) {
+      problems.push(`limits: ${field} must be at least ${MINIMUMS[field]} (got ${v})`);
     }
   }
   return problems;
@@ -160,6 +175,8 @@ export function validateLimits(limits: Limits): void {
       problems.push(`limits: ${field} must be positive (got ${v})`);
     } else if (v > MAXIMUMS[field]) {
       problems.push(`limits: ${field} must be at most ${MAXIMUMS[field]} (got ${v})`);
+    } else if (v < (MINIMUMS[field] ?? 1)) {
+      problems.push(`limits: ${field} must be at least ${MINIMUMS[field]} (got ${v})`);
     }
   }
   if (problems.length > 0) throw new CodeModeError("invalid_registration", problems.join("; "));

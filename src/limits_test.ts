@@ -22,8 +22,9 @@ Deno.test("defaultLimits has the seed's ten defaults plus the memory extension",
     maxSearchResults: 20,
     maxConcurrentExecutions: 8,
     maxMemoryBytes: 67_108_864,
+    maxIntBits: 262_144,
   });
-  assert.equal(LIMIT_FIELDS.length, 11);
+  assert.equal(LIMIT_FIELDS.length, 12);
   const a = defaultLimits() as { maxSourceBytes: number };
   a.maxSourceBytes = 1;
   assert.equal(defaultLimits().maxSourceBytes, 65_536, "a fresh copy each time");
@@ -92,6 +93,19 @@ Deno.test("executionBudgets keeps exactly the fields an executor enforces", () =
     maxValueBytes: 1_048_576,
     maxIntermediateValueBytes: 8_388_608,
     maxMemoryBytes: 4_096,
+    maxIntBits: 262_144,
   });
   assert.ok(Object.isFrozen(budgets));
+});
+
+Deno.test("maxIntBits has a floor: an int cap too small for ordinary programs is refused", () => {
+  assert.deepEqual(limitsProblems({ maxIntBits: 1_024 }), []);
+  assert.deepEqual(limitsProblems({ maxIntBits: 1_023 }), [
+    "limits: maxIntBits must be at least 1024 (got 1023)",
+  ]);
+  assert.throws(
+    () => validateLimits({ ...resolveLimits(), maxIntBits: 64 }),
+    /maxIntBits must be at least 1024/,
+  );
+  assert.equal(resolveLimits({ maxIntBits: 0 }).maxIntBits, 262_144);
 });

@@ -43,6 +43,8 @@ export interface ExecutionBudgets {
   readonly maxIntermediateValueBytes: number;
   /** Max bytes of allocation the engine may charge (extension; see the core's `Limits.maxMemoryBytes`). */
   readonly maxMemoryBytes?: number;
+  /** Largest Starlark int in bits (extension; see the core's `Limits.maxIntBits`). */
+  readonly maxIntBits?: number;
 }
 
 /**

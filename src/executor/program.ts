@@ -251,6 +251,7 @@ export function runProgram(options: ProgramRunOptions): RunOutcome {
     name: "codemode",
     maxSteps: budgets.maxExecutionSteps,
     maxMemory: options.maxMemoryBytes,
+    maxIntBits: budgets.maxIntBits,
     checkInterrupt: () => {
       const why = options.checkInterrupt();
       if (why !== undefined) interrupted = why;

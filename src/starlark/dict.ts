@@ -77,7 +77,8 @@ function tupleKey(t: Tuple): string {
         s += "n" + (Object.is(k, -0) ? 0 : k) + ";";
         break;
       case "bigint":
-        s += "n" + k + ";"; // bigint keys are outside the safe range, so they never equal a number key
+        // Bigints are outside the safe range, so they never equal a number key; hex is linear-time.
+        s += "b" + k.toString(16) + ";";
         break;
       case "boolean":
         s += k ? "T" : "F";

@@ -32,8 +32,11 @@
  * subclass (such as {@link ResourceError}) passes through unchanged and aborts the execution; any other
  * exception is wrapped in an {@link InternalError} (an `EvalError` whose `cause` is the original).
  * Budgets: `maxSteps` counts statements, loop iterations and calls (built-ins add steps for their
- * work), `maxMemory` counts bytes charged by allocating operations, and `maxCallDepth` bounds nested
- * calls; running out of JS stack is also reported as a `depth` ResourceError.
+ * work), `maxMemory` counts bytes charged by allocating operations (every allocation is charged before
+ * it is made, or just after for results a small multiple of an input), `maxIntBits` caps the size of an
+ * int ({@link DEFAULT_MAX_INT_BITS} by default), and `maxCallDepth` bounds nested calls; running out of JS
+ * stack is also reported as a `depth` ResourceError. Long operations poll `checkInterrupt` from inside,
+ * so a deadline is honoured within a few milliseconds.
  *
  * @module
  */
@@ -54,6 +57,8 @@ export { Program } from "./eval/exec.ts";
 export type { PredeclaredValues } from "./eval/exec.ts";
 export { StarFunction } from "./eval/function.ts";
 export { InternalError } from "./eval/errors.ts";
+export { DEFAULT_MAX_INT_BITS } from "./int_cost.ts";
+export { MIN_INT_BITS } from "./thread.ts";
 export {
   ALL_OPTIONS_DIALECT,
   Builtin,

@@ -22,6 +22,7 @@ import {
   numberToInt,
 } from "./int.ts";
 import type { Int } from "./int.ts";
+import { chargeDiv, chargeMul, chargeRightShift, chargeShift, linearResult } from "./int_cost.ts";
 import type { BinaryOp } from "./syntax/ast.ts";
 import {
   Bytes,
@@ -109,11 +110,11 @@ function chargeBytes(thread: Thread, n: number): void {
 export function concatStrings(thread: Thread, x: string, y: string): string {
   const n = x.length + y.length;
   if (n > MAX_STRING_LENGTH) throw tooLongString(n);
-  // V8 concatenates as a rope, so only the smaller side counts as new memory.
-  const m = x.length < y.length ? x.length : y.length;
-  if (m >= 64) {
-    thread.allocate(m);
-    thread.charge(m >>> 6);
+  // V8 builds a rope in O(1), but the first access that needs flat text (indexing, hashing, a method)
+  // copies the whole result: so the whole result is charged now, as the reference copies it.
+  if (n >= 64) {
+    thread.allocate(n);
+    thread.charge(n >>> 6);
   }
   return x + y;
 }
@@ -243,7 +244,7 @@ export function binary(thread: Thread, op: BinaryOp, x: Value, y: Value): Value 
     case "/":
       return slash(x, y);
     case "//":
-      return floorDiv(x, y);
+      return floorDiv(thread, x, y);
     case "%":
       return percent(thread, x, y);
     case "|":
@@ -254,14 +255,14 @@ export function binary(thread: Thread, op: BinaryOp, x: Value, y: Value): Value 
       return circumflex(thread, x, y);
     case "<<":
     case ">>":
-      return shift(op, x, y);
+      return shift(thread, op, x, y);
   }
   return hostBinary(op, x, y);
 }
 
 function plus(thread: Thread, x: Value, y: Value): Value {
   if (isInt(x)) {
-    if (isInt(y)) return intAdd(x, y);
+    if (isInt(y)) return linearResult(thread, intAdd(x, y));
     if (y instanceof Float) return new Float(intToFloat(x) + y.value);
   } else if (x instanceof Float) {
     if (y instanceof Float) return new Float(x.value + y.value);
@@ -280,7 +281,7 @@ function plus(thread: Thread, x: Value, y: Value): Value {
 
 function minus(thread: Thread, x: Value, y: Value): Value {
   if (isInt(x)) {
-    if (isInt(y)) return intSub(x, y);
+    if (isInt(y)) return linearResult(thread, intSub(x, y));
     if (y instanceof Float) return new Float(intToFloat(x) - y.value);
   } else if (x instanceof Float) {
     if (y instanceof Float) return new Float(x.value - y.value);
@@ -293,7 +294,9 @@ function minus(thread: Thread, x: Value, y: Value): Value {
 
 function star(thread: Thread, x: Value, y: Value): Value {
   if (isInt(x)) {
-    if (isInt(y)) return intMul(x, y);
+    if (isInt(y)) {
+      return chargeMul(thread, x, y) ? linearResult(thread, intMul(x, y)) : intMul(x, y);
+    }
     if (y instanceof Float) return new Float(intToFloat(x) * y.value);
     if (typeof y === "string") return repeatString(thread, y, x);
     if (y instanceof Bytes) return new Bytes(repeatString(thread, y.data, x));
@@ -320,9 +323,10 @@ function slash(x: Value, y: Value): Value {
   return hostBinary("/", x, y);
 }
 
-function floorDiv(x: Value, y: Value): Value {
+function floorDiv(thread: Thread, x: Value, y: Value): Value {
   if (isInt(x) && isInt(y)) {
     if (y === 0) throw new EvalError("floored division by zero");
+    chargeDiv(thread, x, y);
     return intFloorDiv(x, y);
   }
   if ((isInt(x) || x instanceof Float) && (isInt(y) || y instanceof Float)) {
@@ -350,6 +354,7 @@ function percent(thread: Thread, x: Value, y: Value): Value {
   if (isInt(x)) {
     if (isInt(y)) {
       if (y === 0) throw new EvalError("integer modulo by zero");
+      chargeDiv(thread, x, y);
       return intMod(x, y);
     }
     if (y instanceof Float) {
@@ -388,7 +393,7 @@ function cloneSet(thread: Thread, s: StarSet, extra: number): StarSet {
 
 function pipe(thread: Thread, x: Value, y: Value): Value {
   if (isInt(x)) {
-    if (isInt(y)) return intOr(x, y);
+    if (isInt(y)) return linearResult(thread, intOr(x, y));
   } else if (x instanceof Dict) {
     if (y instanceof Dict) {
       const z = new Dict();
@@ -411,7 +416,7 @@ function pipe(thread: Thread, x: Value, y: Value): Value {
 
 function amp(thread: Thread, x: Value, y: Value): Value {
   if (isInt(x)) {
-    if (isInt(y)) return intAnd(x, y);
+    if (isInt(y)) return linearResult(thread, intAnd(x, y));
   } else if (x instanceof StarSet) {
     if (y instanceof StarSet) {
       // The reference iterates the right operand, so the result follows its order.
@@ -429,7 +434,7 @@ function amp(thread: Thread, x: Value, y: Value): Value {
 
 function circumflex(thread: Thread, x: Value, y: Value): Value {
   if (isInt(x)) {
-    if (isInt(y)) return intXor(x, y);
+    if (isInt(y)) return linearResult(thread, intXor(x, y));
   } else if (x instanceof StarSet) {
     if (y instanceof StarSet) {
       const z = cloneSet(thread, x, y.size);
@@ -452,7 +457,7 @@ function setDifference(thread: Thread, x: StarSet, y: StarSet): StarSet {
   return z;
 }
 
-function shift(op: "<<" | ">>", x: Value, y: Value): Value {
+function shift(thread: Thread, op: "<<" | ">>", x: Value, y: Value): Value {
   if (!isInt(x)) return hostBinary(op, x, y);
   const err = int32Error(y);
   if (err !== undefined) throw new EvalError(err);
@@ -460,8 +465,10 @@ function shift(op: "<<" | ">>", x: Value, y: Value): Value {
   if (n < 0) throw new EvalError(`negative shift count: ${n}`);
   if (op === "<<") {
     if (n >= 512) throw new EvalError(`shift count too large: ${n}`);
+    chargeShift(thread, x, n);
     return intLsh(x, n);
   }
+  chargeRightShift(thread, x, n);
   return intRsh(x, n);
 }
 

@@ -94,6 +94,12 @@ export function repeatArray(thread: Thread, elems: readonly Value[], times: numb
   return out;
 }
 
+/**
+ * Bytes (or elements) a loop written in JS over text handles between two interrupt polls: such loops
+ * take 2–30 ns a byte, so a chunk is at most about a millisecond of work.
+ */
+export const TEXT_POLL_CHUNK = 1 << 15;
+
 /** Bytes charged per dict entry (the hash-table slot and the entry object). */
 export const ENTRY_BYTES = 64;
 

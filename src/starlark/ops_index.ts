@@ -21,7 +21,7 @@ import {
   UnhashableError,
 } from "./value.ts";
 import type { Thread, Value } from "./value.ts";
-import { chargeKeyHash } from "./ops_bulk.ts";
+import { chargeKeyHash, POLL_CHUNK } from "./ops_bulk.ts";
 
 /** Iteration protocol used by `for`, comprehensions and built-ins. */
 export interface ValueIterator {
@@ -220,19 +220,22 @@ export function slice(thread: Thread, x: Value, lo: Value, hi: Value, stepv: Val
     thread.charge(step === 1 ? (list ? count : count >>> 6) : list ? count : count >>> 1);
     thread.allocate(list ? 8 * count : count);
   }
-  if (typeof x === "string") return sliceString(x, start, end, step);
-  if (x instanceof Bytes) return new Bytes(sliceString(x.data, start, end, step));
+  if (typeof x === "string") return sliceString(thread, x, start, end, step);
+  if (x instanceof Bytes) return new Bytes(sliceString(thread, x.data, start, end, step));
   const elems = (x as List | Tuple).elems;
   let out: Value[];
   if (step === 1) out = elems.slice(start, end);
   else {
     out = [];
-    for (let k = 0, i = start; k < count; k++, i += step) out.push(elems[i]);
+    for (let k = 0, i = start; k < count; k++, i += step) {
+      out.push(elems[i]);
+      if ((k & (POLL_CHUNK - 1)) === POLL_CHUNK - 1) thread.poll();
+    }
   }
   return x instanceof List ? new List(out) : new Tuple(out);
 }
 
-function sliceString(s: string, start: number, end: number, step: number): string {
+function sliceString(thread: Thread, s: string, start: number, end: number, step: number): string {
   if (step === 1) return s.slice(start, end);
   const parts: string[] = [];
   const codes: number[] = [];
@@ -241,6 +244,7 @@ function sliceString(s: string, start: number, end: number, step: number): strin
     if (codes.length === 8192) {
       parts.push(String.fromCharCode.apply(null, codes));
       codes.length = 0;
+      thread.poll();
     }
   }
   parts.push(String.fromCharCode.apply(null, codes));

@@ -10,17 +10,20 @@
  * @module
  */
 import { formatFloat } from "./float_format.ts";
+import { intToDecimal } from "./int_cost.ts";
+import { TEXT_POLL_CHUNK } from "./ops_bulk.ts";
+import { TextBuilder } from "./text_builder.ts";
 import { decodeRune, isPrint, transcodeUTF8 } from "./utf8.ts";
 import { Builtin, Bytes, Dict, Float, List, Module, Range, StarSet, Tuple, typeName } from "./value.ts";
-import type { Thread, Value } from "./value.ts";
+import type { DictEntry, Thread, Value } from "./value.ts";
 
 /**
  * Implemented by values defined outside this module (functions, host objects, string views) to control
  * their `repr`/`str` text. The result is a binary string.
  */
 export interface StarlarkReprable {
-  /** The `repr` text of the value. */
-  starlarkRepr(): string;
+  /** The `repr` text of the value; a long text should be charged to `thread` and polled. */
+  starlarkRepr(thread?: Thread): string;
 }
 
 const HEX = "0123456789abcdef";
@@ -32,41 +35,61 @@ const PLAIN_RE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * code points as `\uHHHH`/`\UHHHHHHHH`; bytes of invalid UTF-8 as `\xHH`. `bytes` adds the `b` prefix.
  */
 export function quote(s: string, bytes = false, thread?: Thread): string {
-  if (thread !== undefined && s.length >= 64) thread.charge(s.length >>> 6);
+  if (thread !== undefined && s.length >= 64) {
+    thread.charge(s.length >>> 6);
+    thread.allocate(s.length + 3); // the quoted text is at least this long
+  }
   if (PLAIN_RE.test(s)) return bytes ? 'b"' + s + '"' : '"' + s + '"';
   // The escaping loop below runs in JS: a step per few bytes.
   if (thread !== undefined && s.length >= 64) thread.charge(s.length >>> 2);
-  let out = bytes ? 'b"' : '"';
+  const text = quoteSlow(s, bytes, thread);
+  // Escapes make the text up to 4× longer than `s`; the excess is charged once known.
+  if (thread !== undefined && s.length >= 64) thread.allocate(text.length - s.length - 3);
+  return text;
+}
+
+function quoteSlow(s: string, bytes: boolean, thread: Thread | undefined): string {
+  const out = new TextBuilder(thread);
+  out.add(bytes ? 'b"' : '"');
   let start = 0;
   const n = s.length;
-  for (let i = 0; i < n;) {
+  for (let i = 0, next = TEXT_POLL_CHUNK; i < n;) {
+    if (i >= next) {
+      thread?.poll();
+      next = i + TEXT_POLL_CHUNK;
+    }
     const c = s.charCodeAt(i);
     if (c >= 0x20 && c < 0x7f && c !== 34 && c !== 92) {
       i++;
       continue;
     }
-    out += s.slice(start, i);
     if (c < 0x80) {
-      out += escapeASCII(c);
+      if (i > start) out.add(s.slice(start, i));
+      out.add(escapeASCII(c));
       i++;
     } else {
       const p = decodeRune(s, i);
       const size = p & 7;
       const r = (p - size) / 8;
+      if (size !== 1 && isPrint(r)) {
+        i += size; // kept as it is, like plain ASCII
+        continue;
+      }
+      if (i > start) out.add(s.slice(start, i));
       if (size === 1) {
-        out += "\\x" + HEX[c >> 4] + HEX[c & 15]; // invalid byte (U+FFFD itself takes 3 bytes)
-      } else if (isPrint(r)) {
-        out += s.slice(i, i + size);
+        out.add("\\x" + HEX[c >> 4] + HEX[c & 15]); // invalid byte (U+FFFD itself takes 3 bytes)
       } else if (r < 0x10000) {
-        out += "\\u" + r.toString(16).padStart(4, "0");
+        out.add("\\u" + r.toString(16).padStart(4, "0"));
       } else {
-        out += "\\U" + r.toString(16).padStart(8, "0");
+        out.add("\\U" + r.toString(16).padStart(8, "0"));
       }
       i += size;
     }
     start = i;
   }
-  return out + s.slice(start) + '"';
+  out.add(s.slice(start));
+  out.add('"');
+  return out.finish();
 }
 
 function escapeASCII(c: number): string {
@@ -98,7 +121,6 @@ function escapeASCII(c: number): string {
 class Lit {
   constructor(readonly s: string) {}
 }
-const COMMA = new Lit(", ");
 const CLOSE_LIST = new Lit("]");
 const CLOSE_TUPLE = new Lit(")");
 const CLOSE_TUPLE1 = new Lit(",)");
@@ -108,7 +130,20 @@ const COLON = new Lit(": ");
 /** Marks the end of a list's or dict's contents: pop it from the cycle-detection path. */
 const POP = new Lit("");
 
-type Work = Value | Lit;
+/**
+ * The elements of a container still to print, one at a time: pushing them all at once would put 2n
+ * entries on the work stack (and copy a dict's entries) in one unpolled, uncharged step.
+ */
+class Cursor {
+  i = 0;
+  constructor(
+    readonly elems: readonly Value[] | undefined,
+    readonly entries: Iterator<Value | DictEntry> | undefined,
+    readonly isDict: boolean,
+  ) {}
+}
+
+type Work = Value | Lit | Cursor;
 
 /** `repr(x)` as a binary string; with a thread, the work and output size are charged to its budgets. */
 export function repr(x: Value, thread?: Thread): string {
@@ -137,7 +172,12 @@ function flatRepr(x: List | Tuple): string | undefined {
 /** `str(x)`: strings unchanged, bytes decoded as UTF-8 (invalid bytes → U+FFFD), otherwise `repr`. */
 export function str(x: Value, thread?: Thread): string {
   if (typeof x === "string") return x;
-  if (x instanceof Bytes) return transcodeUTF8(x.data);
+  if (x instanceof Bytes) {
+    return transcodeUTF8(
+      x.data,
+      thread === undefined ? undefined : () => thread.poll(),
+    );
+  }
   return repr(x, thread);
 }
 
@@ -149,7 +189,7 @@ function scalarRepr(x: Value, thread?: Thread): string | undefined {
     case "number":
       return String(x);
     case "bigint":
-      return x.toString();
+      return intToDecimal(x, thread);
     case "boolean":
       return x ? "True" : "False";
   }
@@ -187,7 +227,7 @@ const CHECK_EVERY = 256;
 const STEPS_PER_ITEM = 8;
 
 function writeValue(root: Value, thread: Thread | undefined): string {
-  let out = "";
+  const out = new TextBuilder(thread);
   const path = new Path();
   const stack: Work[] = [root];
   let items = 0;
@@ -196,7 +236,11 @@ function writeValue(root: Value, thread: Thread | undefined): string {
     const w = stack.pop()!;
     if (w instanceof Lit) {
       if (w === POP) path.pop();
-      else out += w.s;
+      else out.add(w.s);
+      continue;
+    }
+    if (w instanceof Cursor) {
+      nextElem(stack, out, w);
       continue;
     }
     if (thread !== undefined && ++items % CHECK_EVERY === 0) {
@@ -206,52 +250,58 @@ function writeValue(root: Value, thread: Thread | undefined): string {
     }
     const s = scalarRepr(w, thread);
     if (s !== undefined) {
-      out += s;
+      out.add(s);
       continue;
     }
     if (w instanceof List) {
       if (path.includes(w)) {
-        out += "[...]";
+        out.add("[...]");
         continue;
       }
-      out += "[";
+      out.add("[");
       stack.push(CLOSE_LIST, POP);
       path.push(w);
-      pushElems(stack, w.elems);
+      stack.push(new Cursor(w.elems, undefined, false));
     } else if (w instanceof Tuple) {
-      out += "(";
-      stack.push(w.elems.length === 1 ? CLOSE_TUPLE1 : CLOSE_TUPLE);
-      pushElems(stack, w.elems);
+      out.add("(");
+      stack.push(w.elems.length === 1 ? CLOSE_TUPLE1 : CLOSE_TUPLE, new Cursor(w.elems, undefined, false));
     } else if (w instanceof Dict) {
       if (path.includes(w)) {
-        out += "{...}";
+        out.add("{...}");
         continue;
       }
-      out += "{";
+      out.add("{");
       stack.push(CLOSE_DICT, POP);
       path.push(w);
-      const entries = [...w.map.values()];
-      for (let i = entries.length - 1; i >= 0; i--) {
-        stack.push(entries[i].value, COLON, entries[i].key);
-        if (i > 0) stack.push(COMMA);
-      }
+      stack.push(new Cursor(undefined, w.map.values(), true));
     } else if (w instanceof StarSet) {
-      out += "set([";
-      stack.push(CLOSE_SET);
-      pushElems(stack, [...w.map.values()]);
+      out.add("set([");
+      stack.push(CLOSE_SET, new Cursor(undefined, w.map.values(), false));
     } else {
-      out += objectRepr(w, thread);
+      out.add(objectRepr(w, thread));
     }
   }
   if (thread !== undefined) thread.allocate(out.length - charged);
-  return out;
+  return out.finish();
 }
 
-function pushElems(stack: Work[], elems: readonly Value[]): void {
-  for (let i = elems.length - 1; i >= 0; i--) {
-    stack.push(elems[i]);
-    if (i > 0) stack.push(COMMA);
+/** Moves `c` on by one element: its separator is written, the element goes on the stack above `c`. */
+function nextElem(stack: Work[], out: TextBuilder, c: Cursor): void {
+  let v: Value | DictEntry;
+  if (c.elems !== undefined) {
+    if (c.i >= c.elems.length) return;
+    v = c.elems[c.i];
+  } else {
+    const r = c.entries!.next();
+    if (r.done === true) return;
+    v = r.value;
   }
+  if (c.i++ > 0) out.add(", ");
+  stack.push(c);
+  if (c.isDict) {
+    const e = v as DictEntry;
+    stack.push(e.value, COLON, e.key);
+  } else stack.push(v as Value);
 }
 
 function objectRepr(x: Value, thread: Thread | undefined): string {
@@ -269,6 +319,6 @@ function objectRepr(x: Value, thread: Thread | undefined): string {
   }
   if (x instanceof Module) return `<module ${quote(x.name)}>`;
   const r = (x as Partial<StarlarkReprable> | null)?.starlarkRepr;
-  if (typeof r === "function") return r.call(x);
+  if (typeof r === "function") return r.call(x, thread);
   return `<${typeName(x)}>`;
 }

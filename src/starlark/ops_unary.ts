@@ -4,6 +4,7 @@
  * @module
  */
 import { intNeg, intNot } from "./int.ts";
+import { linearResult } from "./int_cost.ts";
 import { truth } from "./ops_compare.ts";
 import type { UnaryOp } from "./syntax/ast.ts";
 import { EvalError, Float, typeName } from "./value.ts";
@@ -19,12 +20,12 @@ export interface StarlarkHasUnary {
 }
 
 /** Unary operator. */
-export function unary(_thread: Thread, op: UnaryOp, x: Value): Value {
+export function unary(thread: Thread, op: UnaryOp, x: Value): Value {
   if (op === "not") return !truth(x);
   if (typeof x === "number" || typeof x === "bigint") {
-    if (op === "-") return intNeg(x);
+    if (op === "-") return linearResult(thread, intNeg(x));
     if (op === "+") return x;
-    return intNot(x);
+    return linearResult(thread, intNot(x));
   }
   if (x instanceof Float) {
     if (op === "-") return new Float(-x.value);

@@ -7,6 +7,7 @@
  */
 import { formatFloatConv } from "./float_format.ts";
 import { intToFloat, numberToInt } from "./int.ts";
+import { chargeRadixText, intToDecimal } from "./int_cost.ts";
 import { repr } from "./ops_repr.ts";
 import { decodeRune, encodeRune } from "./utf8.ts";
 import { Dict, EvalError, Float, Tuple, typeName } from "./value.ts";
@@ -75,8 +76,12 @@ export function interpolate(format: string, x: Value, thread?: Thread): string {
         } catch (e) {
           fail(`%${c} format requires integer: ${(e as Error).message}`);
         }
-        if (c === "d" || c === "i") out += v.toString();
-        else if (c === "o") out += v.toString(8);
+        if (c === "d" || c === "i") {
+          out += intToDecimal(v, thread);
+          break;
+        }
+        if (thread !== undefined) chargeRadixText(thread, v);
+        if (c === "o") out += v.toString(8);
         else if (c === "x") out += v.toString(16);
         else out += v.toString(16).toUpperCase();
         break;

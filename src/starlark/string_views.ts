@@ -10,7 +10,7 @@ import { quote } from "./ops_repr.ts";
 import type { ValueIterator } from "./ops_index.ts";
 import { decodeRune, RUNE_ERROR_UTF8 } from "./utf8.ts";
 import { StarObject, UnhashableError } from "./value.ts";
-import type { Value } from "./value.ts";
+import type { Thread, Value } from "./value.ts";
 
 function unhashable(type: string): UnhashableError {
   const e = new UnhashableError(type);
@@ -48,8 +48,8 @@ abstract class TextView extends StarObject {
     };
   }
   /** The call that made the view, e.g. `"abc".elems()`. */
-  starlarkRepr(): string {
-    return quote(this.s, this.isBytes) + this.call;
+  starlarkRepr(thread?: Thread): string {
+    return quote(this.s, this.isBytes, thread) + this.call;
   }
   /** Equal to a view of the same kind over the same text (the type name tells the kinds of view apart). */
   starlarkEquals(y: Value): boolean {

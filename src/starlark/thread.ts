@@ -7,6 +7,7 @@
 
 import type { Value } from "./object.ts";
 import { type CallFrame, ResourceError } from "./value_errors.ts";
+import { DEFAULT_MAX_INT_BITS } from "./int_cost.ts";
 
 /** Dialect options, as in the reference's `syntax.FileOptions`/resolve flags. All default to false. */
 export interface Dialect {
@@ -59,6 +60,13 @@ export interface ThreadOptions {
   /** Maximum call depth (default 1000, like a generous recursion limit). */
   maxCallDepth?: number;
   /**
+   * Largest int, in bits of its magnitude (default 2^18 = 262,144 bits, 78,913 decimal digits; at least
+   * 1024). An operation whose result would be larger fails with a `memory` {@link ResourceError}, before
+   * it is computed for products, shifts and conversions (linear operations are checked on their result):
+   * one BigInt operation cannot be interrupted, and this bounds the slowest one to about a millisecond.
+   */
+  maxIntBits?: number;
+  /**
    * Polled every few thousand steps (and inside long built-ins): return a reason string to stop the
    * execution with a `cancelled` {@link ResourceError}, or `undefined` to continue.
    */
@@ -70,6 +78,9 @@ export interface ThreadOptions {
   /** Dialect options. */
   dialect?: Partial<Dialect>;
 }
+
+/** Smallest accepted {@link ThreadOptions.maxIntBits}. */
+export const MIN_INT_BITS = 1024;
 
 /** How many steps pass between two interrupt polls. */
 export const INTERRUPT_POLL_STEPS = 4096;
@@ -91,6 +102,8 @@ export class Thread {
   readonly maxMemory: number;
   /** Maximum call depth. */
   readonly maxCallDepth: number;
+  /** Largest int in bits (see {@link ThreadOptions.maxIntBits}). */
+  readonly maxIntBits: number;
   /** The step count at which the next interrupt poll happens. */
   nextPoll: number = INTERRUPT_POLL_STEPS;
   /** Interrupt poll. */
@@ -112,6 +125,10 @@ export class Thread {
     this.maxSteps = options.maxSteps ?? Infinity;
     this.maxMemory = options.maxMemory ?? Infinity;
     this.maxCallDepth = options.maxCallDepth ?? 1000;
+    const intBits = options.maxIntBits ?? DEFAULT_MAX_INT_BITS;
+    // Ints below 2^256 are never checked against the cap (see int_cost.ts), so it must lie above them.
+    if (!(intBits >= MIN_INT_BITS)) throw new RangeError(`maxIntBits must be at least ${MIN_INT_BITS}`);
+    this.maxIntBits = intBits;
     this.checkInterrupt = options.checkInterrupt;
     this.print = options.print ?? (() => {});
     this.load = options.load;

@@ -86,10 +86,17 @@ export function encodeRune(r: number): string {
 // deno-lint-ignore no-control-regex
 const ASCII_RE = /^[\x00-\x7f]*$/;
 
-/** Whether the binary string is valid UTF-8 (Go's `utf8.ValidString`). */
-export function validUTF8(s: string): boolean {
+/** Bytes between two calls of a loop's `poll` callback (ops_bulk's TEXT_POLL_CHUNK; this module is a leaf). */
+const POLL_BYTES = 1 << 15;
+
+/** Whether the binary string is valid UTF-8 (Go's `utf8.ValidString`); `poll` runs between chunks. */
+export function validUTF8(s: string, poll?: () => void): boolean {
   if (ASCII_RE.test(s)) return true;
-  for (let i = 0; i < s.length;) {
+  for (let i = 0, next = POLL_BYTES; i < s.length;) {
+    if (i >= next) {
+      poll?.();
+      next = i + POLL_BYTES;
+    }
     if (s.charCodeAt(i) < 0x80) {
       i++;
       continue;
@@ -101,12 +108,19 @@ export function validUTF8(s: string): boolean {
   return true;
 }
 
-/** Replaces each byte of an invalid UTF-8 sequence with U+FFFD (Go's range-over-string transcoding). */
-export function transcodeUTF8(s: string): string {
-  if (validUTF8(s)) return s;
+/**
+ * Replaces each byte of an invalid UTF-8 sequence with U+FFFD (Go's range-over-string transcoding);
+ * `poll` runs between chunks of a long string.
+ */
+export function transcodeUTF8(s: string, poll?: () => void): string {
+  if (validUTF8(s, poll)) return s;
   let out = "";
   let start = 0;
-  for (let i = 0; i < s.length;) {
+  for (let i = 0, next = POLL_BYTES; i < s.length;) {
+    if (i >= next) {
+      poll?.();
+      next = i + POLL_BYTES;
+    }
     if (s.charCodeAt(i) < 0x80) {
       i++;
       continue;

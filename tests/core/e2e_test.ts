@@ -19,9 +19,9 @@ import {
 } from "../../mod.ts";
 import { slack, timed } from "../timing.ts";
 
-type Kind = "inline" | "worker";
+type Kind = "inline" | "worker" | "process";
 
-const KINDS: readonly Kind[] = ["inline", "worker"];
+const KINDS: readonly Kind[] = ["inline", "worker", "process"];
 
 interface World {
   server: Server;
@@ -291,6 +291,23 @@ for (const kind of KINDS) {
       );
       await fails(w.server.execute(U, main('return len("x" * (1 << 29))')), "resource_limit");
       await fails(w.server.execute({ id: "" }, fits), "unauthenticated");
+    } finally {
+      await w.server.close();
+    }
+  });
+
+  Deno.test(`${kind}: the integer-size cap, at and one past the bound, stops a squaring tower at once`, async () => {
+    const w = await world(kind, { limits: { maxIntBits: 2_048 } });
+    try {
+      // 2^2047 has 2,048 bits; 2^2048 has 2,049.
+      const power = (k: number) => main(`x = 1 << 511\nreturn len(str(x * x * x * x * ${k}))`);
+      assert.equal(await w.server.execute(U, power(8)), 617);
+      await fails(w.server.execute(U, power(16)), "resource_limit");
+      const tower = main(
+        "x = 3\nfor i in range(25):\n    x = x * x\nreturn len([x + i for i in range(750)])",
+      );
+      const { ms, factor } = await timed(() => fails(w.server.execute(U, tower), "resource_limit"));
+      assert.ok(ms < slack(500, factor), `took ${ms.toFixed(0)} ms`);
     } finally {
       await w.server.close();
     }

@@ -30,9 +30,17 @@ import {
   UnhashableError,
 } from "../value.ts";
 import type { Builtin, Kwargs, Thread, Value } from "../value.ts";
-import { transcodeUTF8 } from "../utf8.ts";
+
 import { sortByKeys, sortKeys } from "./sort.ts";
-import { chargeTranscode, chargeTuples, collect, forEach, int64Arg, updateDict } from "./util.ts";
+import {
+  chargeTranscode,
+  chargeTuples,
+  collect,
+  forEach,
+  int64Arg,
+  transcodeText,
+  updateDict,
+} from "./util.ts";
 import { chargeInserts, chargeKeyHash, HASH_POLL_MASK, SET_ENTRY_BYTES } from "../ops_bulk.ts";
 
 /** `bytes(x)`: from bytes, a string (invalid UTF-8 replaced) or an iterable of byte values. */
@@ -43,7 +51,7 @@ export function bytesBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Val
   if (x instanceof Bytes) return x;
   if (typeof x === "string") {
     chargeTranscode(thread, x);
-    return new Bytes(transcodeUTF8(x));
+    return new Bytes(transcodeText(thread, x));
   }
   if (isIterable(x)) {
     const n = len(x);

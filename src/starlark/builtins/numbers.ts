@@ -7,6 +7,7 @@ import { anyArg, ArgConversionError, asInt32, noKwargs, unpackArgs, unpackPositi
 import { EvalError, Float, normInt, typeName } from "../value.ts";
 import type { Kwargs, Thread, Value } from "../value.ts";
 import { chargeBytes } from "./util.ts";
+import { intTooLarge, linearResult, parseDecimal } from "../int_cost.ts";
 
 const DIGIT_VALUE = (c: number): number => {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;
@@ -15,22 +16,36 @@ const DIGIT_VALUE = (c: number): number => {
   return 99;
 };
 
-/** Parses unsigned digits in `base` (2..36), or returns undefined when any digit is invalid or `s` is empty. */
-function parseDigits(s: string, base: number): bigint | undefined {
+/**
+ * Parses unsigned digits in `base` (2..36), or returns undefined when any digit is invalid or `s` is empty.
+ * With a thread, a value over its integer-size cap is refused before it is built, and the conversion is
+ * charged: linear for power-of-two bases, superlinear (and split with polls) for the others.
+ */
+function parseDigits(s: string, base: number, thread?: Thread): bigint | undefined {
   if (s === "") return undefined;
   for (let i = 0; i < s.length; i++) if (DIGIT_VALUE(s.charCodeAt(i)) >= base) return undefined;
-  if (base === 10) return BigInt(s);
+  if (base === 10) return parseDecimal(s, thread);
+  if (thread !== undefined && s.length > 16) {
+    let lead = 0;
+    while (lead < s.length - 1 && s.charCodeAt(lead) === 48) lead++;
+    const bits = Math.ceil((s.length - lead - 1) * Math.log2(base)) + 1;
+    if (bits > thread.maxIntBits) throw intTooLarge(thread, bits);
+    thread.allocate(16 + (bits >>> 3));
+  }
   if (base === 16) return BigInt("0x" + s);
   if (base === 8) return BigInt("0o" + s);
   if (base === 2) return BigInt("0b" + s);
   // Other bases: accumulate in chunks whose value stays below 2^53.
+  // Each chunk rescales the whole accumulator: quadratic, so it is charged per chunk and polled.
   const per = Math.floor(53 / Math.log2(base));
   let acc = 0n;
-  for (let i = 0; i < s.length; i += per) {
+  for (let i = 0, k = 0; i < s.length; i += per, k++) {
     const chunk = s.slice(i, i + per);
     let v = 0;
     for (let j = 0; j < chunk.length; j++) v = v * base + DIGIT_VALUE(chunk.charCodeAt(j));
     acc = acc * BigInt(base) ** BigInt(chunk.length) + BigInt(v);
+    // 64 rescalings of an accumulator of ~i·log2(base)/64 limbs at ~2 ns (1/6 step) per limb.
+    if (thread !== undefined && (k & 63) === 63) thread.charge(1 + i);
   }
   return acc;
 }
@@ -39,7 +54,7 @@ function parseDigits(s: string, base: number): bigint | undefined {
  * `int(s, base)` parsing: optional sign, optional `0x`/`0o`/`0b` prefix (stripped when it matches `base`
  * or base is 0), and with base 0 a leading zero only in an all-zero literal. Returns undefined on error.
  */
-export function parseIntLiteral(s: string, base: number): number | bigint | undefined {
+export function parseIntLiteral(s: string, base: number, thread?: Thread): number | bigint | undefined {
   let neg = false;
   if (s !== "" && (s[0] === "+" || s[0] === "-")) {
     neg = s[0] === "-";
@@ -62,7 +77,7 @@ export function parseIntLiteral(s: string, base: number): number | bigint | unde
     }
   }
   if (base === 0) base = 10;
-  const v = parseDigits(s, base);
+  const v = parseDigits(s, base, thread);
   if (v === undefined) return undefined;
   return normInt(neg ? -v : v);
 }
@@ -143,9 +158,7 @@ export function intBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value
       if (b !== 0 && (b < 2 || b > 36)) throw new EvalError("int: base must be an integer >= 2 && <= 36");
     }
     chargeBytes(thread, x.length);
-    // Converting decimal (or other non-power-of-two) digits costs time quadratic in their number.
-    if (x.length > 1000) thread.charge(Math.floor((x.length * x.length) / 1e5));
-    const res = parseIntLiteral(x, b);
+    const res = parseIntLiteral(x, b, thread);
     if (res === undefined) throw new EvalError(`int: invalid literal with base ${b}: ${x}`);
     return res;
   }
@@ -190,10 +203,13 @@ export function floatBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Val
 }
 
 /** `abs(x)`. */
-export function absBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Value {
+export function absBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [x] = unpackPositional("abs", args, kwargs, 1, anyArg) as [Value];
   if (x instanceof Float) return new Float(Math.abs(x.value));
   if (typeof x === "number") return x < 0 ? -x : x;
-  if (typeof x === "bigint") return x < 0n ? normInt(-x) : x;
+  if (typeof x === "bigint") {
+    if (x >= 0n) return x;
+    return linearResult(thread, normInt(-x));
+  }
   throw new EvalError(`got ${typeName(x)}, want int or float`);
 }

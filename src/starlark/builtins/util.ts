@@ -6,6 +6,7 @@
  */
 import { ArgConversionError, isIterable, type Unpacker } from "../args.ts";
 import { iterate, len, repr } from "../ops.ts";
+import { transcodeUTF8 } from "../utf8.ts";
 import {
   Bytes,
   Dict,
@@ -23,8 +24,8 @@ import {
   chargeKeyHash,
   chargeSlots,
   copyElems,
+  eachEntry,
   ENTRY_BYTES,
-  HASH_POLL_MASK,
   insertSteps,
   POLL_CHUNK,
   SLOT_BYTES,
@@ -67,6 +68,16 @@ const ASCII_RE = /^[\x00-\x7f]*$/;
 export function chargeTranscode(thread: Thread, s: string): void {
   thread.charge(1 + (s.length >>> 4));
   if (s.length >= 64 && !ASCII_RE.test(s)) chargeRunes(thread, s);
+}
+
+/**
+ * `s` with invalid UTF-8 replaced (see {@link transcodeUTF8}), polled in chunks. A replaced text is new
+ * memory (up to 3 bytes per invalid byte); it is charged once built, which its size bounds to 3 × |s|.
+ */
+export function transcodeText(thread: Thread, s: string): string {
+  const out = transcodeUTF8(s, () => thread.poll());
+  if (out !== s) thread.allocate(out.length);
+  return out;
 }
 
 /**
@@ -186,13 +197,14 @@ export function updateDict(thread: Thread, d: Dict, args: Value[], kwargs: Kwarg
       if (src.size > 0) {
         checkHashMutable(d, "insert into");
         chargeInserts(thread, src.size, d.size + src.size, ENTRY_BYTES);
-        let i = 0;
-        // A copy of the entries: `src` may be `d` itself.
-        for (const [k, e] of [...src.map]) {
-          const cur = d.map.get(k);
-          if (cur !== undefined) cur.value = e.value;
-          else d.map.set(k, { key: e.key, value: e.value });
-          if ((++i & HASH_POLL_MASK) === 0) thread.poll();
+        // `d.update(d)` changes nothing (every key is present, with its own value); any other source
+        // is read in place, without a copy of its entries.
+        if (src !== d) {
+          eachEntry(thread, src.map, (k, e) => {
+            const cur = d.map.get(k);
+            if (cur !== undefined) cur.value = e.value;
+            else d.map.set(k, { key: e.key, value: e.value });
+          });
         }
       }
     } else {

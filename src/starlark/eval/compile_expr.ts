@@ -259,25 +259,50 @@ export function compileSetter(_c: Compiler, id: Ident): (fr: Frame, v: Value) =>
 // ---------------------------------------------------------------------------
 // Displays
 
+/**
+ * Bytes charged for a list or tuple display (the object and its array, beside the element slots): a
+ * loop that keeps one small container per step would otherwise grow the heap by ~60 bytes a step with
+ * nothing charged.
+ */
+const LIST_BYTES = 48, TUPLE_BYTES = 40;
+/** Bytes charged per element of a display. */
+const SLOT_BYTES = 8;
+/** Bytes charged for a dict display, and per entry. */
+const DICT_BYTES = 64, DICT_ENTRY_BYTES = 48;
+
+function charge(fr: Frame, bytes: number): void {
+  (fr[F_THREAD] as Thread).allocate(bytes);
+}
+
+function newList(fr: Frame, elems: Value[]): List {
+  charge(fr, LIST_BYTES + SLOT_BYTES * elems.length);
+  return new List(elems);
+}
+
+function newTuple(fr: Frame, elems: Value[]): Tuple {
+  charge(fr, TUPLE_BYTES + SLOT_BYTES * elems.length);
+  return new Tuple(elems);
+}
+
 function compileList(c: Compiler, list: Expr[]): ExprFn {
   const fs = list.map((x) => compileExpr(c, x));
   switch (fs.length) {
     case 0:
-      return () => new List([]);
+      return (fr) => newList(fr, []);
     case 1: {
       const [A] = fs;
-      return (fr) => new List([A(fr)]);
+      return (fr) => newList(fr, [A(fr)]);
     }
     case 2: {
       const [A, B] = fs;
-      return (fr) => new List([A(fr), B(fr)]);
+      return (fr) => newList(fr, [A(fr), B(fr)]);
     }
     case 3: {
       const [A, B, C] = fs;
-      return (fr) => new List([A(fr), B(fr), C(fr)]);
+      return (fr) => newList(fr, [A(fr), B(fr), C(fr)]);
     }
     default:
-      return (fr) => new List(evalAll(fs, fr));
+      return (fr) => newList(fr, evalAll(fs, fr));
   }
 }
 
@@ -288,18 +313,18 @@ function compileTuple(c: Compiler, list: Expr[]): ExprFn {
       return () => EMPTY_TUPLE;
     case 1: {
       const [A] = fs;
-      return (fr) => new Tuple([A(fr)]);
+      return (fr) => newTuple(fr, [A(fr)]);
     }
     case 2: {
       const [A, B] = fs;
-      return (fr) => new Tuple([A(fr), B(fr)]);
+      return (fr) => newTuple(fr, [A(fr), B(fr)]);
     }
     case 3: {
       const [A, B, C] = fs;
-      return (fr) => new Tuple([A(fr), B(fr), C(fr)]);
+      return (fr) => newTuple(fr, [A(fr), B(fr), C(fr)]);
     }
     default:
-      return (fr) => new Tuple(evalAll(fs, fr));
+      return (fr) => newTuple(fr, evalAll(fs, fr));
   }
 }
 
@@ -321,6 +346,7 @@ function compileDict(c: Compiler, entries: DictEntryNode[]): ExprFn {
   const consts = constantKeys(entries);
   if (consts !== undefined) return constantKeyDict(consts, parts.map((p) => p.V));
   return (fr) => {
+    charge(fr, DICT_BYTES + parts.length * DICT_ENTRY_BYTES);
     const d = new Dict();
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i];
@@ -343,7 +369,8 @@ function compileDict(c: Compiler, entries: DictEntryNode[]): ExprFn {
  * size (array literals for the usual small records) and handed to the dict.
  */
 function constantKeyDict(keys: (string | number)[], vals: ExprFn[]): ExprFn {
-  const make = (triples: Value[]): Dict => {
+  const make = (fr: Frame, triples: Value[]): Dict => {
+    charge(fr, DICT_BYTES + (triples.length / 3) * DICT_ENTRY_BYTES);
     const d = new Dict();
     d.initEntries(triples);
     return d;
@@ -351,27 +378,27 @@ function constantKeyDict(keys: (string | number)[], vals: ExprFn[]): ExprFn {
   switch (keys.length) {
     case 1: {
       const [k0] = keys, [V0] = vals;
-      return (fr) => make([k0, k0, V0(fr)]);
+      return (fr) => make(fr, [k0, k0, V0(fr)]);
     }
     case 2: {
       const [k0, k1] = keys, [V0, V1] = vals;
       return (fr) => {
         const v0 = V0(fr);
-        return make([k0, k0, v0, k1, k1, V1(fr)]);
+        return make(fr, [k0, k0, v0, k1, k1, V1(fr)]);
       };
     }
     case 3: {
       const [k0, k1, k2] = keys, [V0, V1, V2] = vals;
       return (fr) => {
         const v0 = V0(fr), v1 = V1(fr);
-        return make([k0, k0, v0, k1, k1, v1, k2, k2, V2(fr)]);
+        return make(fr, [k0, k0, v0, k1, k1, v1, k2, k2, V2(fr)]);
       };
     }
     case 4: {
       const [k0, k1, k2, k3] = keys, [V0, V1, V2, V3] = vals;
       return (fr) => {
         const v0 = V0(fr), v1 = V1(fr), v2 = V2(fr);
-        return make([k0, k0, v0, k1, k1, v1, k2, k2, v2, k3, k3, V3(fr)]);
+        return make(fr, [k0, k0, v0, k1, k1, v1, k2, k2, v2, k3, k3, V3(fr)]);
       };
     }
   }
@@ -382,7 +409,7 @@ function constantKeyDict(keys: (string | number)[], vals: ExprFn[]): ExprFn {
       const k = keys[i];
       triples.push(k, k, vals[i](fr));
     }
-    return make(triples);
+    return make(fr, triples);
   };
 }
 

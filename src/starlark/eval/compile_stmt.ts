@@ -7,7 +7,7 @@
  * @module
  */
 import { binary, iterate, setIndex, withSpellingHint } from "../ops.ts";
-import { extendList } from "../ops_bulk.ts";
+import { chargeInserts, extendList, HASH_POLL_MASK } from "../ops_bulk.ts";
 import type { AssignStmt, BinaryOp, Expr, ForStmt, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
 import {
   checkMutable,
@@ -386,11 +386,15 @@ function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos):
       }
     } else if (op === "|" && x instanceof Dict && y instanceof Dict) {
       checkMutable(x, "apply |= to");
-      th.allocate(48 * y.size);
-      if (y.size >= 8) th.charge(y.size >>> 3);
-      const kvs: Value[] = []; // a snapshot: x and y may be the same dict
-      y.forEach((k, v) => kvs.push(k, v));
-      for (let i = 0; i < kvs.length; i += 2) x.setUnchecked(kvs[i], kvs[i + 1]);
+      chargeInserts(th, y.size, x.size + y.size, 48);
+      // `x |= x` changes nothing; otherwise y is read in place, polled like any long insertion loop.
+      if (x !== y) {
+        let i = 0;
+        y.forEach((k, v) => {
+          x.setUnchecked(k, v);
+          if ((++i & HASH_POLL_MASK) === 0) th.poll();
+        });
+      }
       return x;
     }
     return binary(th, op, x, y);

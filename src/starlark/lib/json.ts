@@ -87,7 +87,7 @@ function reindent(thread: Thread, fn: string, src: string, prefix: string, inden
     thread.charge(Math.ceil(bytes / BYTES_PER_STEP));
   };
   try {
-    return indentJSON(src, prefix, indent, charge);
+    return indentJSON(src, prefix, indent, charge, () => thread.poll());
   } catch (e) {
     if (e instanceof JSONSyntaxError) throw new EvalError(`${fn}: ${e.message}`);
     throw e;

@@ -9,6 +9,8 @@ import { Dict, Float, List, normInt, ResourceError, typeName } from "../value.ts
 import type { Thread, Value } from "../value.ts";
 import { JSONSyntaxError, quoteByte } from "./json_scan.ts";
 import { unquoteJSONString } from "./json_strings.ts";
+import { parseDecimal } from "../int_cost.ts";
+import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
 
 /** `json.decode` rejects documents with more nested arrays/objects than this (Go's encoding/json limit). */
 export const MAX_DECODE_NESTING = 10000;
@@ -263,7 +265,11 @@ export class Decoder {
     const start = this.i;
     let safe = true;
     let j = start + 1;
-    for (; j < this.n; j++) {
+    for (let next = j + TEXT_POLL_CHUNK; j < this.n; j++) {
+      if (j >= next) {
+        this.thread.poll();
+        next = j + TEXT_POLL_CHUNK;
+      }
       const c = s.charCodeAt(j);
       if (c === 0x22) break;
       if (c === 0x5c) {
@@ -279,7 +285,7 @@ export class Decoder {
     this.alloc(VALUE_BYTES + j - start);
     if (safe) return s.slice(start + 1, j - 1);
     try {
-      return unquoteJSONString(s.slice(start, j));
+      return unquoteJSONString(s.slice(start, j), this.thread);
     } catch (e) {
       if (e instanceof JSONSyntaxError) this.fail(e.message);
       throw e;
@@ -311,15 +317,18 @@ export class Decoder {
       return d > start && x !== 0 ? -x : x; // "-0" is the int 0
     }
     const num = s.slice(start, j);
-    chargeBigDigits(this.thread, num.length);
     if (isFloat) {
+      chargeBigDigits(this.thread, num.length);
       const x = FLOAT_RE.test(num) ? Number(num) : NaN;
       if (!Number.isFinite(x)) this.fail(`invalid number: ${num}`);
       this.alloc(VALUE_BYTES);
       return new Float(x);
     }
-    this.alloc(VALUE_BYTES + (num.length >> 1));
-    return normInt(BigInt(num));
+    this.alloc(VALUE_BYTES);
+    // The digits were checked above; a long number is refused over the integer-size cap and split.
+    const neg = num.charCodeAt(0) === 0x2d;
+    const v = parseDecimal(neg ? num.slice(1) : num, this.thread);
+    return normInt(neg ? -v : v);
   }
 }
 

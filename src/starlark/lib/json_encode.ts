@@ -29,7 +29,7 @@ import {
   typeName,
 } from "../value.ts";
 import type { StarObject, Thread, Value } from "../value.ts";
-import { chargeBigDigits } from "./json_decode.ts";
+import { intToDecimal } from "../int_cost.ts";
 import { marshalJSONString } from "./json_strings.ts";
 
 /** Hard cap on the size of one result string, whatever the memory budget (JS strings have a size limit). */
@@ -58,9 +58,9 @@ const PLAIN_RE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const ASCII_PRINT_RE = /^[\x20-\x7f]*$/;
 
 /** Encodes a string like the reference: `strconv.Quote` for printable ASCII, `json.Marshal` otherwise. */
-function quoteJSON(s: string): string {
+function quoteJSON(s: string, thread?: Thread): string {
   if (PLAIN_RE.test(s)) return '"' + s + '"';
-  if (!ASCII_PRINT_RE.test(s)) return marshalJSONString(s);
+  if (!ASCII_PRINT_RE.test(s)) return marshalJSONString(s, thread);
   // Printable ASCII per the reference's test, which admits DEL, that strconv.Quote then escapes.
   return '"' + s.replace(/["\\\x7f]/g, (c) => (c === "\x7f" ? "\\x7f" : "\\" + c)) + '"';
 }
@@ -148,16 +148,14 @@ class Encoder {
         this.add(String(v));
         return true;
       case "bigint": {
-        const s = v.toString();
-        chargeBigDigits(this.thread, s.length);
-        this.add(s);
+        this.add(intToDecimal(v, this.thread));
         return true;
       }
       case "string":
         if (PLAIN_RE.test(v)) this.parts.push('"', v, '"');
         else {
           if (v.length >= 64) this.thread.charge(v.length >>> 2); // escaping runs in JS
-          this.add(quoteJSON(v));
+          this.add(quoteJSON(v, this.thread));
         }
         if (this.parts.length >= BATCH) this.flush();
         return true;

@@ -9,6 +9,9 @@
  * @module
  */
 import { encodeRune, isPrint } from "../utf8.ts";
+import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
+import type { Thread } from "../value.ts";
+import { TextBuilder } from "../text_builder.ts";
 
 /** A JSON syntax error, with Go's message (e.g. `invalid character 'x' looking for beginning of value`). */
 export class JSONSyntaxError extends Error {
@@ -383,7 +386,8 @@ class Scanner {
  * kept; empty arrays and objects stay `[]`/`{}`; `prefix` starts every line but the first.
  *
  * `charge` is called with the number of output bytes about to be produced (in batches, and always
- * before a large piece is built), so that the caller can enforce its budgets before memory is used.
+ * before a large piece is built), so that the caller can enforce its budgets before memory is used;
+ * `poll` is called between chunks of the input.
  *
  * @throws {JSONSyntaxError} with Go's message when `src` is not valid JSON.
  */
@@ -392,9 +396,11 @@ export function indentJSON(
   prefix: string,
   indent: string,
   charge?: (bytes: number) => void,
+  poll?: () => void,
 ): string {
   const scan = new Scanner();
-  const parts: string[] = [];
+  // Built in flat chunks: an output of millions of short pieces would otherwise hold them all.
+  const parts = new TextBuilder(poll === undefined ? undefined : { poll });
   let needIndent = false;
   let depth = 0;
   let pending = 0;
@@ -409,18 +415,22 @@ export function indentJSON(
   const lines: string[] = [];
   const newline = (d: number): void => {
     grow(1 + prefix.length + indent.length * d);
-    if (d < 64) parts.push(lines[d] ??= "\n" + prefix + indent.repeat(d));
-    else parts.push("\n" + prefix + indent.repeat(d));
+    if (d < 64) parts.add(lines[d] ??= "\n" + prefix + indent.repeat(d));
+    else parts.add("\n" + prefix + indent.repeat(d));
   };
   let start = 0; // start of a run of input bytes copied verbatim
   const flush = (end: number): void => {
     if (start < end) {
       grow(end - start);
-      parts.push(src.slice(start, end));
+      parts.add(src.slice(start, end));
     }
   };
   const n = src.length;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0, next = TEXT_POLL_CHUNK; i < n; i++) {
+    if (i >= next) {
+      poll?.();
+      next = i + TEXT_POLL_CHUNK;
+    }
     if (scan.state === S_IN_STRING) {
       // Fast path: ordinary string bytes are always copied verbatim.
       let c = src.charCodeAt(i);
@@ -455,18 +465,18 @@ export function indentJSON(
     switch (c) {
       case 0x7b:
         needIndent = true; // delayed, so that empty containers print as {} and []
-        parts.push("{");
+        parts.add("{");
         break;
       case 0x5b:
         needIndent = true;
-        parts.push("[");
+        parts.add("[");
         break;
       case 0x2c:
-        parts.push(",");
+        parts.add(",");
         newline(depth);
         break;
       case 0x3a:
-        parts.push(": ");
+        parts.add(": ");
         break;
       default: // } or ]
         if (needIndent) {
@@ -475,23 +485,24 @@ export function indentJSON(
           depth--;
           newline(depth);
         }
-        parts.push(c === 0x7d ? "}" : "]");
+        parts.add(c === 0x7d ? "}" : "]");
     }
   }
   if (scan.eof() === ERROR) throw new JSONSyntaxError(scan.err!);
   flush(n);
   if (pending > 0 && charge !== undefined) charge(pending);
-  return parts.join("");
+  return parts.finish();
 }
 
 /**
  * Checks that `src` is one valid JSON value (Go's `checkValid`).
  * @throws {JSONSyntaxError} with the scanner's message when it is not.
  */
-export function validateJSON(src: string): void {
+export function validateJSON(src: string, thread?: Thread): void {
   const scan = new Scanner();
   for (let i = 0; i < src.length; i++) {
     if (scan.step(src.charCodeAt(i)) === ERROR) throw new JSONSyntaxError(scan.err!);
+    if ((i & (TEXT_POLL_CHUNK - 1)) === TEXT_POLL_CHUNK - 1) thread?.poll();
   }
   if (scan.eof() === ERROR) throw new JSONSyntaxError(scan.err!);
 }

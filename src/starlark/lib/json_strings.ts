@@ -10,6 +10,9 @@
  */
 import { decodeRune, encodeRune, isInvalid, RUNE_ERROR } from "../utf8.ts";
 import { validateJSON } from "./json_scan.ts";
+import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
+import type { Thread } from "../value.ts";
+import { TextBuilder } from "../text_builder.ts";
 
 const HEX = "0123456789abcdef";
 
@@ -39,31 +42,35 @@ function getu4(s: string, i: number): number {
  *
  * @throws {JSONSyntaxError} with the scanner's message for control characters and bad escapes.
  */
-export function unquoteJSONString(lit: string): string {
-  validateJSON(lit);
+export function unquoteJSONString(lit: string, thread?: Thread): string {
+  validateJSON(lit, thread);
   const end = lit.length - 1;
-  let out = "";
+  const out = new TextBuilder(thread);
   let start = 1;
-  for (let r = 1; r < end;) {
+  for (let r = 1, next = TEXT_POLL_CHUNK; r < end;) {
+    if (r >= next) {
+      thread?.poll();
+      next = r + TEXT_POLL_CHUNK;
+    }
     const c = lit.charCodeAt(r);
     if (c === 0x5c) {
-      out += lit.slice(start, r);
+      out.add(lit.slice(start, r));
       const e = lit.charCodeAt(r + 1);
       switch (e) {
         case 0x62:
-          out += "\b";
+          out.add("\b");
           break;
         case 0x66:
-          out += "\f";
+          out.add("\f");
           break;
         case 0x6e:
-          out += "\n";
+          out.add("\n");
           break;
         case 0x72:
-          out += "\r";
+          out.add("\r");
           break;
         case 0x74:
-          out += "\t";
+          out.add("\t");
           break;
         case 0x75: {
           let rr = getu4(lit, r);
@@ -71,19 +78,19 @@ export function unquoteJSONString(lit: string): string {
           if (rr >= 0xd800 && rr < 0xe000) {
             const rr1 = getu4(lit, r);
             if (rr < 0xdc00 && rr1 >= 0xdc00 && rr1 < 0xe000) {
-              out += encodeRune(0x10000 + ((rr - 0xd800) << 10) + (rr1 - 0xdc00));
+              out.add(encodeRune(0x10000 + ((rr - 0xd800) << 10) + (rr1 - 0xdc00)));
               r += 6;
               start = r;
               continue;
             }
             rr = RUNE_ERROR;
           }
-          out += encodeRune(rr);
+          out.add(encodeRune(rr));
           start = r;
           continue;
         }
         default: // the quote, backslash and slash stand for themselves
-          out += lit[r + 1];
+          out.add(lit[r + 1]);
       }
       r += 2;
       start = r;
@@ -92,7 +99,7 @@ export function unquoteJSONString(lit: string): string {
     } else {
       const p = decodeRune(lit, r);
       if (isInvalid(p)) {
-        out += lit.slice(start, r) + "\xef\xbf\xbd";
+        out.add(lit.slice(start, r) + "\xef\xbf\xbd");
         r++;
         start = r;
       } else {
@@ -100,7 +107,8 @@ export function unquoteJSONString(lit: string): string {
       }
     }
   }
-  return out + lit.slice(start, end);
+  out.add(lit.slice(start, end));
+  return out.finish();
 }
 
 // Bytes below 0x80 that Go's HTML-safe JSON encoder writes unescaped.
@@ -114,40 +122,45 @@ for (let c = 0; c < 0x80; c++) {
  * `\b \f \n \r \t`, other control characters and `< > &` as `\u00XX`, U+2028/U+2029 as `\u2028`/`\u2029`,
  * each invalid UTF-8 byte as `\ufffd`; everything else verbatim.
  */
-export function marshalJSONString(s: string): string {
-  let out = '"';
+export function marshalJSONString(s: string, thread?: Thread): string {
+  const out = new TextBuilder(thread);
+  out.add('"');
   let start = 0;
   const n = s.length;
-  for (let i = 0; i < n;) {
+  for (let i = 0, next = TEXT_POLL_CHUNK; i < n;) {
+    if (i >= next) {
+      thread?.poll();
+      next = i + TEXT_POLL_CHUNK;
+    }
     const b = s.charCodeAt(i);
     if (b < 0x80) {
       if (HTML_SAFE[b]) {
         i++;
         continue;
       }
-      out += s.slice(start, i);
+      out.add(s.slice(start, i));
       switch (b) {
         case 0x5c:
         case 0x22:
-          out += "\\" + s[i];
+          out.add("\\" + s[i]);
           break;
         case 8:
-          out += "\\b";
+          out.add("\\b");
           break;
         case 12:
-          out += "\\f";
+          out.add("\\f");
           break;
         case 10:
-          out += "\\n";
+          out.add("\\n");
           break;
         case 13:
-          out += "\\r";
+          out.add("\\r");
           break;
         case 9:
-          out += "\\t";
+          out.add("\\t");
           break;
         default:
-          out += "\\u00" + HEX[b >> 4] + HEX[b & 15];
+          out.add("\\u00" + HEX[b >> 4] + HEX[b & 15]);
       }
       i++;
       start = i;
@@ -155,19 +168,21 @@ export function marshalJSONString(s: string): string {
     }
     const p = decodeRune(s, i);
     if (isInvalid(p)) {
-      out += s.slice(start, i) + "\\ufffd";
+      out.add(s.slice(start, i) + "\\ufffd");
       i++;
       start = i;
       continue;
     }
     const r = Math.floor(p / 8);
     if (r === 0x2028 || r === 0x2029) {
-      out += s.slice(start, i) + (r === 0x2028 ? "\\u2028" : "\\u2029");
+      out.add(s.slice(start, i) + (r === 0x2028 ? "\\u2028" : "\\u2029"));
       i += 3;
       start = i;
       continue;
     }
     i += p & 7;
   }
-  return out + s.slice(start) + '"';
+  out.add(s.slice(start));
+  out.add('"');
+  return out.finish();
 }

@@ -19,7 +19,7 @@ import type { Kwargs, Thread, Value } from "../value.ts";
 import { decodeRune, runeCount, runeOf, sizeOf } from "../utf8.ts";
 import { chargeBytes, chargeRunes, forEach } from "../builtins/util.ts";
 import { countMatches, findIndex, findLastIndex, forEachMatch } from "../ops_search.ts";
-import { SLOT_BYTES } from "../ops_bulk.ts";
+import { SLOT_BYTES, TEXT_POLL_CHUNK } from "../ops_bulk.ts";
 import { MAX_STRING_LENGTH, tooLongString } from "../ops_binary.ts";
 import {
   decodeLastRune,
@@ -99,7 +99,7 @@ function upperString(thread: Thread, s: string): string {
 }
 
 /** `title()` of ASCII text: an upper-case letter after each non-letter, lower case elsewhere. */
-function asciiTitle(s: string): string {
+function asciiTitle(thread: Thread, s: string): string {
   const out: string[] = [];
   const codes: number[] = [];
   let prevCased = false;
@@ -115,6 +115,7 @@ function asciiTitle(s: string): string {
     if (codes.length === 8192) {
       out.push(String.fromCharCode.apply(null, codes));
       codes.length = 0;
+      thread.poll();
     }
   }
   out.push(String.fromCharCode.apply(null, codes));
@@ -313,6 +314,7 @@ function replaceImpl(thread: Thread, s: string, old: string, rep: string, n: num
       const i = k === 0 ? 0 : start + sizeOf(decodeRune(s, start));
       cut(i);
       start = i;
+      if ((k & (TEXT_POLL_CHUNK - 1)) === TEXT_POLL_CHUNK - 1) thread.poll(); // charged above
     }
   } else {
     forEachMatch(thread, s, old, 0, s.length, count, (i) => {
@@ -359,9 +361,9 @@ const split: StrFn = (thread, s, args, kwargs, name) => {
   let res: string[];
   if (sep === undefined || sep === null) {
     chargeRunes(thread, s);
-    if (max < 0) res = splitFields(s);
-    else if (name === "split") res = splitSpace(s, max);
-    else res = rsplitSpace(s, max);
+    if (max < 0) res = splitFields(s, thread);
+    else if (name === "split") res = splitSpace(s, max, thread);
+    else res = rsplitSpace(s, max, thread);
     chargeParts(thread, res.length);
   } else if (typeof sep === "string") {
     if (sep === "") throw new EvalError("split: empty separator");
@@ -450,7 +452,7 @@ const title: StrFn = (thread, s, args, kwargs, name) => {
   if (isASCII(s)) {
     // A byte loop in JS.
     thread.charge(1 + s.length);
-    return asciiTitle(s);
+    return asciiTitle(thread, s);
   }
   let prevCased = false;
   return mapRunes(thread, s, (r) => {

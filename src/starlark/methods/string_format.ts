@@ -14,7 +14,12 @@ const INT64_MAX = (1n << 63n) - 1n;
 /** A field name made only of decimal digits, as an index (undefined when not one, or beyond int64). */
 function decimalIndex(s: string): number | undefined {
   if (!/^[0-9]*$/.test(s)) return undefined;
-  if (s.length > 18 && BigInt(s) > INT64_MAX) return undefined;
+  if (s.length > 18) {
+    // Leading zeros do not count; beyond 19 digits it is over int64 (and BigInt of it would be slow).
+    const t = s.replace(/^0+(?=.)/, "");
+    if (t.length > 19 || BigInt(t) > INT64_MAX) return undefined;
+    return Number(t);
+  }
   return Number(s);
 }
 

@@ -5,21 +5,27 @@
  * @module
  */
 import { decodeRune, runeOf, sizeOf } from "../utf8.ts";
+import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
+import type { Thread } from "../value.ts";
 import { decodeLastRune, isSpace } from "./unicode.ts";
 
 /** All whitespace-separated fields (Go's `strings.Fields`). */
-export function splitFields(s: string): string[] {
-  return splitSpace(s, -1);
+export function splitFields(s: string, thread?: Thread): string[] {
+  return splitSpace(s, -1, thread);
 }
 
 /**
  * Whitespace-separated fields from the left; with `max` ≥ 0, after `max` splits the last field runs
  * to the end of the string (keeping its trailing spaces).
  */
-export function splitSpace(s: string, max: number): string[] {
+export function splitSpace(s: string, max: number, thread?: Thread): string[] {
   const res: string[] = [];
   let start = -1;
-  for (let i = 0; i < s.length;) {
+  for (let i = 0, next = TEXT_POLL_CHUNK; i < s.length;) {
+    if (i >= next) {
+      thread?.poll();
+      next = i + TEXT_POLL_CHUNK;
+    }
     const p = decodeRune(s, i);
     if (isSpace(runeOf(p))) {
       if (start >= 0) {
@@ -40,11 +46,15 @@ export function splitSpace(s: string, max: number): string[] {
  * Whitespace-separated fields from the right; after `max` (≥ 0) splits the first field runs to the
  * start of the string (keeping its leading spaces).
  */
-export function rsplitSpace(s: string, max: number): string[] {
+export function rsplitSpace(s: string, max: number, thread?: Thread): string[] {
   const res: string[] = [];
   let end = -1;
   let i = s.length;
-  while (i > 0) {
+  for (let next = i - TEXT_POLL_CHUNK; i > 0;) {
+    if (i <= next) {
+      thread?.poll();
+      next = i - TEXT_POLL_CHUNK;
+    }
     const p = decodeLastRune(s, i);
     if (isSpace(runeOf(p))) {
       if (end >= 0) {
