@@ -197,7 +197,14 @@ function moduleFolders(): string[] {
 
 Deno.test("architecture: each folder of src/ has one mod.ts, and code elsewhere enters through it", () => {
   const folders = moduleFolders();
-  assert.deepEqual(folders, ["src/authz/rego", "src/demo", "src/executor", "src/search", "src/starlark"]);
+  assert.deepEqual(folders, [
+    "src/authz/rego",
+    "src/demo",
+    "src/executor",
+    "src/gateway",
+    "src/search",
+    "src/starlark",
+  ]);
   // src/mcp's surface is the root mcp.ts (its other modules are the Deploy and CLI programs); src/authz
   // only holds authorizer implementations, each a folder of its own.
   const direct = new Set([...SOURCES.keys()].map((p) => /^src\/([^/]+)\//.exec(p)?.[1]).filter((d) => d));
@@ -226,5 +233,36 @@ Deno.test("architecture: only the root entries and example programs reach into s
     }
     return s.local.filter((p) => inside(p, "src/mcp")).map((p) => `${s.path} -> ${p}`);
   }, PRODUCT);
+  assert.deepEqual(found, []);
+});
+
+/** The gateway's composition root and the folder entry that exposes it. */
+const GATEWAY_ROOTS = new Set(["src/gateway/gateway.ts", "src/gateway/mod.ts"]);
+const gatewayLayer = (path: string) => /^src\/gateway\/[^/]+\//.test(path);
+
+Deno.test("architecture: the gateway domain is a leaf (nothing of ours, no packages, no Deno APIs)", () => {
+  const domain = [...SOURCES.values()].filter((s) => inside(s.path, "src/gateway/domain"));
+  assert.ok(domain.some((s) => s.path === "src/gateway/domain/mod.ts"), "the domain was read");
+  const found = domain.flatMap((s) => {
+    const local = s.local.filter((p) => !inside(p, "src/gateway/domain"));
+    const external = s.external.filter((x) => !(isTest(s.path) && x.startsWith("node:")));
+    const deno = !isTest(s.path) && /\bDeno\./.test(code(s.text)) ? ["Deno.*"] : [];
+    return [...local, ...external, ...deno].map((x) => `${s.path} -> ${x}`);
+  });
+  assert.deepEqual(found, []);
+});
+
+Deno.test("architecture: no gateway layer imports the composition root back; layers meet at mod.ts", () => {
+  const found = violations((s) =>
+    gatewayLayer(s.path)
+      ? s.local.filter((p) => {
+        if (GATEWAY_ROOTS.has(p)) return true;
+        // Another layer's internals: only its mod.ts is its surface.
+        const layer = /^src\/gateway\/([^/]+)\//.exec(p)?.[1];
+        return layer !== undefined && !inside(s.path, `src/gateway/${layer}`) &&
+          !p.endsWith(`/${layer}/mod.ts`);
+      }).map((p) => `${s.path} -> ${p}`)
+      : []
+  );
   assert.deepEqual(found, []);
 });

@@ -1,0 +1,33 @@
+/**
+ * The gateway's YAML configuration: its validated types, the loader that reports every problem at once
+ * with its place in the file, and helpers the composition root uses on reload.
+ *
+ * @module
+ */
+export type {
+  AuditConfig,
+  AuditSinkConfig,
+  BreakerConfig,
+  ClientConfig,
+  ClientPolicyConfig,
+  DownstreamBase,
+  DownstreamConfig,
+  GatewayConfig,
+  HttpDownstreamConfig,
+  ListenAddress,
+  PolicyConfig,
+  RedactionConfig,
+  RedactionPatternConfig,
+  SessionMode,
+  StdioDownstreamConfig,
+} from "./types.ts";
+export type { ConfigProblem } from "./yaml_tree.ts";
+export {
+  DEFAULTS,
+  type EnvLookup,
+  loadConfig,
+  type LoadResult,
+  MIN_API_KEY_LENGTH,
+  MIN_SECRET_LENGTH,
+} from "./load.ts";
+export { ConfigError, formatProblems, readConfigFile, sameDownstream, secretValues } from "./helpers.ts";

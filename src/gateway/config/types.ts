@@ -1,0 +1,160 @@
+/**
+ * The validated, resolved gateway configuration (the YAML file after every check, with environment
+ * variables read). All values are plain frozen data; secret values live only in the fields that say so.
+ *
+ * @module
+ */
+
+/** A host and port to listen on. */
+export interface ListenAddress {
+  /** Host name or IP literal (IPv6 without brackets). */
+  readonly host: string;
+  /** TCP port (0 picks a free one). */
+  readonly port: number;
+  /** Whether the host is a loopback address (`127.0.0.0/8`, `::1`, `localhost`). */
+  readonly loopback: boolean;
+}
+
+/** A client allowed to call the gateway. */
+export interface ClientConfig {
+  /** The client id (policy and audit use it). */
+  readonly id: string;
+  /** The environment variable the key was read from. */
+  readonly apiKeyEnv: string;
+  /** The API key itself (secret: never log it). */
+  readonly apiKey: string;
+}
+
+/** How a downstream's MCP sessions are shared between clients. */
+export type SessionMode = "shared" | "per_client";
+
+/** Fields common to every downstream. */
+export interface DownstreamBase {
+  /** The downstream's name: the namespace of its tools (`name__tool`). */
+  readonly name: string;
+  /** `shared`: one session for all clients; `per_client`: one per client, bounded by `pool`. */
+  readonly sessionMode: SessionMode;
+  /** The most live sessions (processes for stdio) in `per_client` mode. */
+  readonly pool: number;
+  /**
+   * Injected secrets: the name the downstream sees (an environment variable for stdio, a header for http)
+   * → the secret value read from the gateway's environment. Every value is redacted from what flows back.
+   */
+  readonly secrets: Readonly<Record<string, string>>;
+  /** Which gateway variable each secret came from (same keys as `secrets`), for messages. */
+  readonly secretEnv: Readonly<Record<string, string>>;
+  /** Overrides the gateway's `call_timeout_ms` for this downstream. */
+  readonly callTimeoutMs?: number;
+}
+
+/** A downstream started as a child process speaking MCP over stdio. */
+export interface StdioDownstreamConfig extends DownstreamBase {
+  /** The transport. */
+  readonly transport: "stdio";
+  /** The program. */
+  readonly command: string;
+  /** Its arguments. */
+  readonly args: readonly string[];
+  /** Extra environment (non-secret), added to the minimal default environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Gateway variables the child may see (names only; values read at spawn time). */
+  readonly envPassthrough: readonly string[];
+  /** Working directory of the child, if set. */
+  readonly cwd?: string;
+}
+
+/** A downstream reached over Streamable HTTP. */
+export interface HttpDownstreamConfig extends DownstreamBase {
+  /** The transport. */
+  readonly transport: "http";
+  /** The MCP endpoint. */
+  readonly url: string;
+  /** Extra (non-secret) request headers. Secret headers come from `secrets`. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** One downstream MCP server. */
+export type DownstreamConfig = StdioDownstreamConfig | HttpDownstreamConfig;
+
+/** Allow and deny rules of one client: exact names `downstream__tool` or wildcards `downstream__*`. */
+export interface ClientPolicyConfig {
+  /** Rules that allow. */
+  readonly allow: readonly string[];
+  /** Rules that deny; a deny beats an allow. */
+  readonly deny: readonly string[];
+}
+
+/** The policy section. */
+export interface PolicyConfig {
+  /** The default decision: only `deny` is accepted. */
+  readonly default: "deny";
+  /** Rules per client id (a client without an entry may call nothing). */
+  readonly clients: Readonly<Record<string, ClientPolicyConfig>>;
+}
+
+/** A regex redaction pattern gated by an anchor literal every match contains. */
+export interface RedactionPatternConfig {
+  /** The pattern's name (unique). */
+  readonly name: string;
+  /** The regex source (JavaScript syntax, no flags). */
+  readonly regex: string;
+  /** A literal that every match contains: the regex runs only where it occurs. */
+  readonly anchor: string;
+}
+
+/** The redaction section. */
+export interface RedactionConfig {
+  /** A result whose encoded JSON is larger is replaced, unscanned, by an error result. */
+  readonly maxResultBytes: number;
+  /** Anchored regex patterns. */
+  readonly patterns: readonly RedactionPatternConfig[];
+}
+
+/** Where audit records go. */
+export type AuditSinkConfig = { readonly kind: "stdout" } | { readonly kind: "file"; readonly path: string };
+
+/** The audit section. */
+export interface AuditConfig {
+  /** The sink: `stdout` or `file:PATH` (created 0600, appended to). */
+  readonly sink: AuditSinkConfig;
+  /** The most records queued. */
+  readonly buffer: number;
+  /** Above this many queued records, success records are shed (and counted). */
+  readonly highWater: number;
+  /** Period of fsync on a file sink. */
+  readonly fsyncMs: number;
+  /** How long a call waits for its security record to be written before failing closed. */
+  readonly securityBlockMs: number;
+}
+
+/** The circuit-breaker section. */
+export interface BreakerConfig {
+  /** Consecutive failures that open a breaker. */
+  readonly failureThreshold: number;
+  /** How long a breaker stays open before a half-open probe. */
+  readonly openMs: number;
+}
+
+/** The whole validated configuration. */
+export interface GatewayConfig {
+  /** Where the MCP endpoint listens. */
+  readonly listen: ListenAddress;
+  /** A separate address serving `/metrics` without authentication, if set. */
+  readonly metricsListen?: ListenAddress;
+  /** Origins accepted in an `Origin` header; any other gets 403. */
+  readonly allowedOrigins: readonly string[];
+  /** The per-call timeout. */
+  readonly callTimeoutMs: number;
+  /** The clients, in file order. */
+  readonly clients: readonly ClientConfig[];
+  /** The downstreams, in file order. */
+  readonly downstreams: readonly DownstreamConfig[];
+  /** The policy. */
+  readonly policy: PolicyConfig;
+  /** Redaction. */
+  readonly redaction: RedactionConfig;
+  /** The audit writer. */
+  readonly audit: AuditConfig;
+  /** Circuit breakers. */
+  readonly breaker: BreakerConfig;
+}

@@ -1,0 +1,76 @@
+/**
+ * Policy outcomes: every decision carries a reason code, and the absence of a decision is a denial.
+ *
+ * @module
+ */
+import type { ToolRef } from "./names.ts";
+
+/** A stable, machine-readable reason attached to every policy decision (audited and metered). */
+export type ReasonCode =
+  /** An allow rule matched the client and tool, and no deny rule did. */
+  | "allowed"
+  /** No rule allowed the tool: deny by default. */
+  | "denied_default"
+  /** A deny rule matched, overriding any allow rule (most restrictive wins). */
+  | "denied_explicit";
+
+/** Every reason code. */
+export const REASON_CODES: readonly ReasonCode[] = Object.freeze([
+  "allowed",
+  "denied_default",
+  "denied_explicit",
+]);
+
+/** The outcome of evaluating a client's access to a tool. Immutable. */
+export interface Decision {
+  /** Whether the call may proceed. */
+  readonly allow: boolean;
+  /** Why. */
+  readonly reason: ReasonCode;
+}
+
+const ALLOWED: Decision = Object.freeze({ allow: true, reason: "allowed" });
+const DENIED_DEFAULT: Decision = Object.freeze({ allow: false, reason: "denied_default" });
+const DENIED_EXPLICIT: Decision = Object.freeze({ allow: false, reason: "denied_explicit" });
+
+/**
+ * The zero value of a decision: a denial by default. Anything that has no decision (a call rejected
+ * before policy ran, a malformed name) is audited with this one, so an outcome never lacks a reason and
+ * a missing decision never allows.
+ */
+export const ZERO_DECISION: Decision = DENIED_DEFAULT;
+
+/** The allow decision. */
+export function allowed(): Decision {
+  return ALLOWED;
+}
+
+/** A denial with its reason (`denied_default` or `denied_explicit`). */
+export function denied(reason: Exclude<ReasonCode, "allowed"> = "denied_default"): Decision {
+  return reason === "denied_explicit" ? DENIED_EXPLICIT : DENIED_DEFAULT;
+}
+
+/** `d`, or {@link ZERO_DECISION} when there is none; a malformed value also denies. */
+export function decisionOrZero(d: Decision | undefined | null): Decision {
+  if (d === undefined || d === null) return ZERO_DECISION;
+  return d.allow === true && d.reason === "allowed"
+    ? ALLOWED
+    : d.reason === "denied_explicit"
+    ? DENIED_EXPLICIT
+    : DENIED_DEFAULT;
+}
+
+/** An authenticated gateway client, resolved from its API key. */
+export interface Identity {
+  /** The configured client id (for example `claude-desktop`). */
+  readonly id: string;
+}
+
+/**
+ * Evaluates whether a client may call a tool: deny by default, deny beats allow. A pure in-memory lookup
+ * that never fails; the outcome always carries a reason.
+ */
+export interface Decider {
+  /** The decision for `client` calling `tool`. */
+  decide(client: Identity, tool: ToolRef): Decision;
+}

@@ -1,0 +1,380 @@
+/**
+ * The composition root of the MCP security gateway: it builds the downstream registry, the policy,
+ * the redactor, the audit writer, the breakers and the metrics from one validated configuration, joins
+ * them in the pipeline, and serves the HTTP edge. It is the only module that knows every layer; none of
+ * them imports it back.
+ *
+ * @module
+ */
+import { type GatewayConfig, sameDownstream, secretValues } from "./config/mod.ts";
+import { type Catalog, GatewayError, type Identity, type JsonValue, type Result } from "./domain/mod.ts";
+import { DownstreamRegistry, type DownstreamState } from "./downstream/mod.ts";
+import { ClientKeys, type EdgeSettings, HostCheck, HttpEdge, OriginCheck } from "./http/mod.ts";
+import { type CallOptions, Pipeline, type PipelineSettings } from "./pipeline/mod.ts";
+import { Policy } from "./policy/mod.ts";
+import { Redactor } from "./redact/mod.ts";
+import { buildParts, type GatewayParts } from "./parts.ts";
+
+/** Options of {@link Gateway.create}. */
+export interface GatewayOptions {
+  /** Reads the gateway's environment (for children's minimal environment and passthrough). */
+  readonly env?: (name: string) => string | undefined;
+  /** Operator log lines (default: stderr). Never receives secrets or client input verbatim. */
+  readonly log?: (line: string) => void;
+  /** Time allowed for each downstream to start and list its tools (default 60000: a cold npm cache). */
+  readonly startTimeoutMs?: number;
+  /** How long shutdown waits for in-flight calls before cancelling them (default 10000). */
+  readonly drainTimeoutMs?: number;
+  /** First restart delay of a crashed downstream (default 500, doubling per consecutive crash). */
+  readonly backoffBaseMs?: number;
+  /**
+   * Sends audit records to stderr when the sink is `stdout` (`--stdio` mode, where stdout carries the
+   * MCP protocol).
+   */
+  readonly auditToStderr?: boolean;
+  /** Largest request body in bytes (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+  /** How long a client may take to send its request body, in milliseconds (default 10000). */
+  readonly bodyTimeoutMs?: number;
+  /**
+   * Writes each line stdio downstreams print on stderr to the operator log (redacted, prefixed with the
+   * downstream's name). Default: dropped.
+   */
+  readonly logDownstreamStderr?: boolean;
+}
+
+/** What {@link Gateway.reload} changed. */
+export interface ReloadOutcome {
+  /** Downstreams started, restarted or stopped. */
+  readonly downstreams: {
+    readonly started: string[];
+    readonly restarted: string[];
+    readonly stopped: string[];
+  };
+  /** Settings that only take effect after a restart and were left as they are. */
+  readonly ignored: string[];
+}
+
+/** One downstream as {@link Gateway.downstreams} reports it. */
+export interface DownstreamStatus {
+  /** The configured name. */
+  readonly name: string;
+  /** `starting`, `up`, `down` (restarting with back-off) or `stopped`. */
+  readonly state: DownstreamState;
+  /** How many tools it lists. */
+  readonly tools: number;
+  /** The pids of its live stdio children (their process-group ids). */
+  readonly pids: readonly number[];
+}
+
+/** Where {@link Gateway.serve} listens. */
+export interface ServeAddresses {
+  /** The MCP endpoint URL. */
+  readonly url: string;
+  /** The separate metrics URL, when `metrics_listen` is set. */
+  readonly metricsUrl?: string;
+}
+
+function pipelineSettings(config: GatewayConfig): PipelineSettings {
+  return {
+    policy: new Policy(config.policy.clients),
+    redactor: new Redactor({ secrets: secretValues(config), patterns: config.redaction.patterns }),
+    maxResultBytes: config.redaction.maxResultBytes,
+  };
+}
+
+function edgeSettings(config: GatewayConfig): EdgeSettings {
+  return {
+    keys: new ClientKeys(config.clients.map((c) => ({ id: c.id, apiKey: c.apiKey }))),
+    hosts: new HostCheck(config.listen.loopback),
+    origins: new OriginCheck(config.allowedOrigins),
+  };
+}
+
+/** A cause for the operator log: its first line, bounded (never shown to a client). */
+function describe(cause: unknown): string {
+  const parts: string[] = [];
+  // Follow the cause chain: the classified error says what failed, its causes say why.
+  for (let c = cause, depth = 0; c !== undefined && c !== null && depth < 4; depth++) {
+    parts.push(c instanceof Error ? c.message : String(c));
+    c = c instanceof Error ? c.cause : undefined;
+  }
+  return parts.length === 0 ? "" : `: ${parts.join(": ").split("\n")[0].slice(0, 300)}`;
+}
+
+/** Splits children's stderr into lines for the operator log. */
+function stderrLines(
+  log: (line: string) => void,
+  redact: (line: string) => string,
+): (downstream: string, chunk: Uint8Array) => void {
+  const pending = new Map<string, string>();
+  const decoder = new TextDecoder();
+  return (downstream, chunk) => {
+    const lines = ((pending.get(downstream) ?? "") + decoder.decode(chunk, { stream: true })).split("\n");
+    // Keep a partial last line for the next chunk, bounded so a child without newlines cannot grow it.
+    pending.set(downstream, lines.pop()!.slice(-4096));
+    for (const line of lines) {
+      if (line.trim() !== "") log(redact(`gateway: downstream ${downstream} stderr: ${line}`));
+    }
+  };
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** A running gateway. */
+export class Gateway {
+  #config: GatewayConfig;
+  readonly #options: GatewayOptions;
+  readonly #registry: DownstreamRegistry;
+  readonly #parts: GatewayParts;
+  readonly #pipeline: Pipeline;
+  readonly #edge: HttpEdge;
+  readonly #inFlight = new Set<AbortController>();
+  readonly #idle: (() => void)[] = [];
+  readonly #servers: Deno.HttpServer[] = [];
+  #accepting = true;
+  #closing: Promise<void> | undefined;
+
+  private constructor(
+    config: GatewayConfig,
+    options: GatewayOptions,
+    registry: DownstreamRegistry,
+    parts: GatewayParts,
+  ) {
+    this.#config = config;
+    this.#options = options;
+    this.#registry = registry;
+    this.#parts = parts;
+    const metrics = parts.metrics;
+    const settings = pipelineSettings(config);
+    this.#pipeline = new Pipeline({
+      ...settings,
+      dispatcher: this.#registry,
+      audit: this.#parts.audit,
+      catalog: () => this.#registry.catalog,
+      resilience: this.#parts.resilience,
+      observer: metrics,
+    });
+    this.#edge = new HttpEdge({
+      surface: {
+        listTools: (client) => this.listTools(client.id),
+        callTool: (client, name, args, opts) => this.callTool(client.id, name, args, opts),
+        mayNotify: (client, name) => {
+          // Decided on the client's own view: a tool it cannot see is answered like a missing one.
+          const tool = this.#registry.catalog.lookup(name);
+          if (tool === undefined || !this.#pipeline.settings.policy.decide(client, tool.ref).allow) {
+            return false;
+          }
+          return this.#registry.get(tool.ref.downstream)?.canLog === true;
+        },
+      },
+      settings: edgeSettings(config),
+      audit: (record) => this.#parts.audit.submit(record),
+      metrics: config.metricsListen === undefined ? metrics : undefined,
+      onAuthFailure: () => metrics.authFailure(),
+      maxBodyBytes: options.maxBodyBytes,
+      bodyTimeoutMs: options.bodyTimeoutMs,
+    });
+  }
+
+  /**
+   * Builds a gateway from a validated configuration and starts every downstream (concurrently; one
+   * failing to start or list leaves it down and retried with back-off, and the others serve). Does not
+   * listen: call {@link Gateway.serve}, or use {@link Gateway.handler} / {@link Gateway.callTool}.
+   */
+  static async create(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+    const log = options.log ?? ((line: string) => console.error(line));
+    // Operator lines are redacted too (a downstream may print its own secret); the redactor in force
+    // is the pipeline's, known once the gateway exists.
+    let redactor: () => { redactText(text: string): { value: string } } | undefined = () => undefined;
+    const redact = (line: string) => redactor()?.redactText(line).value ?? line;
+    // The parts and the registry refer to each other: the breaker probes a downstream (called only
+    // once calls flow, after both exist), a downstream reports to the metrics.
+    const parts: GatewayParts = await buildParts(config, {
+      probe: (downstream, signal) => registry.probe(downstream, signal),
+      log,
+      auditToStderr: options.auditToStderr ?? false,
+    });
+    const metrics = parts.metrics;
+    const registry: DownstreamRegistry = new DownstreamRegistry({
+      hostEnv: options.env ?? ((n) => Deno.env.get(n)),
+      startTimeoutMs: options.startTimeoutMs,
+      backoffBaseMs: options.backoffBaseMs,
+      events: {
+        stateChanged: (name, state) => metrics.setDownstreamUp(name, state === "up"),
+        poolInUse: (name, n) => metrics.setPoolInUse(name, n),
+        poolExhausted: (name) => metrics.poolExhausted(name),
+        log: (name, message, cause) =>
+          log(redact(`gateway: downstream ${name}: ${message}${describe(cause)}`)),
+      },
+      onStderr: options.logDownstreamStderr ? stderrLines(log, redact) : undefined,
+    });
+    const gateway = new Gateway(config, options, registry, parts);
+    redactor = () => gateway.#pipeline.settings.redactor;
+    try {
+      await registry.apply(config.downstreams);
+    } catch (err) {
+      await gateway.close();
+      throw err;
+    }
+    return gateway;
+  }
+
+  /** The configuration in force. */
+  get config(): GatewayConfig {
+    return this.#config;
+  }
+
+  /** Every configured downstream's state, in configuration order (diagnostics and tests). */
+  get downstreams(): DownstreamStatus[] {
+    return this.#registry.downstreams.map((d) => ({
+      name: d.name,
+      state: d.state,
+      tools: d.tools.length,
+      pids: d.pids,
+    }));
+  }
+
+  /** The `fetch`-style HTTP handler (the same one {@link Gateway.serve} listens with). */
+  get handler(): (request: Request) => Promise<Response> {
+    return this.#edge.handle;
+  }
+
+  /** The tools `clientId` may call, as its `tools/list` shows them. */
+  listTools(clientId: string): Catalog {
+    return this.#pipeline.listTools(Object.freeze({ id: clientId }));
+  }
+
+  /**
+   * Runs one tool call as `clientId` through the full pipeline (audit → redact(out) → policy →
+   * redact(in) → resilience → dispatch) — the entry the HTTP edge, `--stdio` and a CodeMode native call
+   * share. Resolves with the redacted result (possibly an error result); rejects with a `GatewayError`
+   * whose `publicText` is safe to show. Every call leaves exactly one audit record.
+   */
+  async callTool(
+    clientId: string,
+    toolName: string,
+    args: JsonValue | undefined,
+    signalOrOptions?: AbortSignal | CallOptions,
+  ): Promise<Result> {
+    const options: CallOptions = signalOrOptions instanceof AbortSignal
+      ? { signal: signalOrOptions }
+      : signalOrOptions ?? {};
+    if (!this.#accepting) throw new GatewayError("unavailable", "the gateway is shutting down");
+    const own = new AbortController();
+    const outer = options.signal;
+    const onAbort = () => own.abort(outer?.reason);
+    if (outer?.aborted) own.abort(outer.reason);
+    else outer?.addEventListener("abort", onAbort, { once: true });
+    this.#inFlight.add(own);
+    try {
+      const client: Identity = Object.freeze({ id: clientId });
+      return await this.#pipeline.call(client, toolName, args, { ...options, signal: own.signal });
+    } finally {
+      outer?.removeEventListener("abort", onAbort);
+      this.#inFlight.delete(own);
+      if (this.#inFlight.size === 0) { for (const wake of this.#idle.splice(0)) wake(); }
+    }
+  }
+
+  /** Listens on `listen` (and `metrics_listen`); resolves once bound. */
+  serve(): Promise<ServeAddresses> {
+    const c = this.#config;
+    const main = Deno.serve(
+      { hostname: c.listen.host, port: c.listen.port, onListen: () => {} },
+      (request) => this.#edge.handle(request),
+    );
+    this.#servers.push(main);
+    const url = `http://${hostPort(c.listen.host, main.addr.port)}/mcp`;
+    if (c.metricsListen === undefined) return Promise.resolve({ url });
+    const source = this.#parts.metrics;
+    const metricsServer = Deno.serve(
+      { hostname: c.metricsListen.host, port: c.metricsListen.port, onListen: () => {} },
+      async (request) => {
+        if (new URL(request.url).pathname !== "/metrics" || request.method !== "GET") {
+          return new Response("not found\n", { status: 404 });
+        }
+        return new Response(await source.text(), { headers: { "content-type": source.contentType } });
+      },
+    );
+    this.#servers.push(metricsServer);
+    return Promise.resolve({
+      url,
+      metricsUrl: `http://${hostPort(c.metricsListen.host, metricsServer.addr.port)}/metrics`,
+    });
+  }
+
+  /**
+   * Applies a new validated configuration: clients, keys, origins, policy and redaction at once for
+   * calls that start from now on; a downstream whose entry changed is restarted, a removed one stopped,
+   * a new one started. Listen addresses and the audit sink need a restart and are reported in
+   * `ignored`.
+   */
+  async reload(next: GatewayConfig): Promise<ReloadOutcome> {
+    const prev = this.#config;
+    const ignored: string[] = [];
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    if (!same(prev.listen, next.listen)) ignored.push("listen");
+    if (!same(prev.metricsListen, next.metricsListen)) ignored.push("metrics_listen");
+    if (!same(prev.audit, next.audit)) ignored.push("audit");
+    const before = new Map(prev.downstreams.map((d) => [d.name, d]));
+    const started: string[] = [];
+    const restarted: string[] = [];
+    for (const d of next.downstreams) {
+      const old = before.get(d.name);
+      if (old === undefined) started.push(d.name);
+      else if (!sameDownstream(old, d)) restarted.push(d.name);
+      before.delete(d.name);
+    }
+    // Policy and redaction switch first, so no call starts against a removed downstream's rules.
+    this.#pipeline.reconfigure(pipelineSettings(next));
+    this.#edge.reconfigure(edgeSettings(next));
+    this.#parts.reconfigure(next, [...restarted, ...before.keys()]);
+    this.#config = { ...next, listen: prev.listen, metricsListen: prev.metricsListen, audit: prev.audit };
+    await this.#registry.apply(next.downstreams);
+    return { downstreams: { started, restarted, stopped: [...before.keys()] }, ignored };
+  }
+
+  /**
+   * Graceful shutdown: stops accepting requests and calls, waits for in-flight calls (up to
+   * `drainTimeoutMs`, then cancels them), stops every downstream (their process groups end), and
+   * drains the audit writer.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  /** Resolves `true` once no call is in flight, or `false` after `ms`. */
+  async #drained(ms: number): Promise<boolean> {
+    if (this.#inFlight.size === 0) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const idle = new Promise<boolean>((resolve) => this.#idle.push(() => resolve(true)));
+    const late = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms));
+    try {
+      return await Promise.race([idle, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #close(): Promise<void> {
+    this.#accepting = false;
+    const servers = this.#servers.splice(0);
+    const shutdowns = Promise.allSettled(servers.map((s) => s.shutdown()));
+    if (!(await this.#drained(this.#options.drainTimeoutMs ?? 10_000))) {
+      for (const ac of this.#inFlight) ac.abort(new DOMException("gateway shutting down", "AbortError"));
+      // Cancelled calls still write their audit records: give them a moment before the writer closes.
+      await this.#drained(1_000);
+    }
+    await shutdowns;
+    try {
+      // Resolves once every child process group of this gateway has ended.
+      await this.#registry.close();
+    } finally {
+      await this.#parts.close();
+    }
+  }
+}

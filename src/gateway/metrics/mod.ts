@@ -1,0 +1,7 @@
+/**
+ * Prometheus metrics of the gateway (calls, latency, redactions, downstream liveness, breakers, pools,
+ * audit shedding, failed authentication), in the text exposition format.
+ *
+ * @module
+ */
+export { GatewayMetrics, UNKNOWN_LABEL } from "./metrics.ts";

@@ -1,0 +1,21 @@
+/**
+ * The per-call security pipeline, outermost first: audit → redact(out) → policy → redact(in) →
+ * resilience → dispatch. The dispatch end is a port ({@link Dispatcher}) the downstream layer implements.
+ *
+ * @module
+ */
+export type {
+  AuditPort,
+  CallInfo,
+  CallObserver,
+  CallOptions,
+  CatalogSource,
+  Dispatcher,
+  PipelineDeps,
+  PipelineSettings,
+  PolicyPort,
+  Redacted,
+  RedactorPort,
+} from "./ports.ts";
+export { Pipeline } from "./pipeline.ts";
+export { AuditStage, callRecord, compose, PolicyStage, RedactInStage, RedactOutStage } from "./stages.ts";
