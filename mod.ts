@@ -40,9 +40,9 @@
  * @module
  */
 
-export { Builder, type BuilderOptions } from "./src/builder.ts";
-export { type ExecuteOptions, Server } from "./src/server.ts";
-export type { ExecutorChoice } from "./src/executor_select.ts";
+export { Builder, type BuilderOptions } from "./src/core/mod.ts";
+export { type ExecuteOptions, Server } from "./src/core/mod.ts";
+export type { ExecutorChoice } from "./src/core/mod.ts";
 export {
   type BoolSchema,
   type DictSchema,
@@ -65,7 +65,7 @@ export {
   type StructShape,
   t,
   type TypeBuilder,
-} from "./src/types.ts";
+} from "./src/core/mod.ts";
 export type { StructField, TypeSchema } from "./src/schema.ts";
 export {
   type CapabilityDefinition,
@@ -79,9 +79,9 @@ export {
   type NoInput,
   RegistrationError,
   RESERVED_ROOTS,
-} from "./src/capability.ts";
-export { MAX_REGISTRATIONS, METADATA_BUDGET_BYTES } from "./src/catalog.ts";
-export { defaultLimits, type Limits, resolveLimits, validateLimits } from "./src/limits.ts";
+} from "./src/core/mod.ts";
+export { MAX_REGISTRATIONS, METADATA_BUDGET_BYTES } from "./src/core/mod.ts";
+export { defaultLimits, type Limits, resolveLimits, validateLimits } from "./src/core/mod.ts";
 export {
   CodeModeError,
   type CodeModeErrorOptions,
@@ -90,7 +90,7 @@ export {
   isCodeModeError,
 } from "./src/errors.ts";
 export type { SearchResponse, SearchResult } from "./src/search/mod.ts";
-export type { Description, FieldShape } from "./src/describe.ts";
+export type { Description, FieldShape } from "./src/core/mod.ts";
 export {
   type CapabilityStub,
   type ExecutionBudgets,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { CapabilityStub, ExecutionBudgets, ExecutionRequest } from "../src/executor/mod.ts";
-import { defaultLimits, executionBudgets } from "../src/limits.ts";
+import { defaultLimits, executionBudgets } from "../src/core/limits.ts";
 
 /** The one capability: `records.lookup(*, key: str, limit: int | None) -> {key: str, count: int}`. */
 export const STUBS: readonly CapabilityStub[] = [{

@@ -165,13 +165,22 @@ const ADAPTERS = (p: string) =>
   p === "mcp.ts" || p === "deploy.ts" || inside(p, "src/mcp") || inside(p, "src/demo");
 const CORE_LAYERS = (p: string) =>
   /^src\/[^/]+\.ts$/.test(p) ||
-  ["src/executor", "src/search", "src/authz", "src/starlark", "workers", "authz"]
+  ["src/core", "src/executor", "src/search", "src/authz", "src/starlark", "workers", "authz"]
     .some((f) => inside(p, f)) ||
   p === "mod.ts" || p === "authz.ts";
 
 Deno.test("architecture: the core, executor and engine never import the MCP adapter or the demo", () => {
   const found = violations((s) =>
     CORE_LAYERS(s.path) ? s.local.filter(ADAPTERS).map((p) => `${s.path} -> ${p}`) : []
+  );
+  assert.deepEqual(found, []);
+});
+
+Deno.test("architecture: the gateway imports the core, never the reverse", () => {
+  const found = violations((s) =>
+    CORE_LAYERS(s.path) || ADAPTERS(s.path)
+      ? s.local.filter((p) => inside(p, "src/gateway") || p === "gateway.ts").map((p) => `${s.path} -> ${p}`)
+      : []
   );
   assert.deepEqual(found, []);
 });
@@ -199,6 +208,7 @@ Deno.test("architecture: each folder of src/ has one mod.ts, and code elsewhere 
   const folders = moduleFolders();
   assert.deepEqual(folders, [
     "src/authz/rego",
+    "src/core",
     "src/demo",
     "src/executor",
     "src/gateway",

@@ -17,8 +17,8 @@ import process from "node:process";
 import { buildDemoServer } from "../demo/mod.ts";
 import { isCodeModeError } from "../errors.ts";
 import { ProcessPool, WorkerPool } from "../executor/mod.ts";
-import { defaultServerExecutor, type ExecutorChoice, maySpawnProcesses } from "../executor_select.ts";
-import type { Server } from "../server.ts";
+import { defaultServerExecutor, type ExecutorChoice, maySpawnProcesses } from "../core/mod.ts";
+import type { Server } from "../core/mod.ts";
 import {
   ALLOWED_HOSTS_ENV,
   ALLOWED_ORIGINS_ENV,
@@ -30,7 +30,7 @@ import {
 import { API_KEYS_ENV, type ApiKey, parseApiKeys } from "./keys.ts";
 import { createMcpServer } from "./server.ts";
 import { deferredService, type Service, staticSubject } from "./service.ts";
-import { defaultLimits } from "../limits.ts";
+import { defaultLimits } from "../core/mod.ts";
 
 /** Parsed command line. */
 export interface ServeArgs {

@@ -18,7 +18,7 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { type Subject, withSubject } from "../../authz.ts";
 import { CodeModeError } from "../errors.ts";
-import type { Limits } from "../limits.ts";
+import type { Limits } from "../core/mod.ts";
 import { ERROR_TEXTS, errorText } from "./errors.ts";
 import { type AuthInfo, isResolver, isService, type Service, type SubjectResolver } from "./service.ts";
 import {

@@ -7,7 +7,7 @@
 // @ts-types="@modelcontextprotocol/sdk/server/auth/types"
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { currentSubject, type Subject } from "../../authz.ts";
-import type { Description } from "../describe.ts";
+import type { Description } from "../core/mod.ts";
 import { CodeModeError } from "../errors.ts";
 import type { SearchResponse } from "../search/mod.ts";
 

@@ -6,7 +6,7 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Limits } from "../limits.ts";
+import type { Limits } from "../core/mod.ts";
 
 /** The tool names, in the order a model should use them. */
 export const TOOL_NAMES = ["search_api", "describe_api", "execute"] as const;

@@ -10,7 +10,7 @@ import type {
   ExecutionRequest,
   NativeDispatch,
 } from "../../src/executor/contract.ts";
-import { defaultLimits, executionBudgets } from "../../src/limits.ts";
+import { defaultLimits, executionBudgets } from "../../src/core/limits.ts";
 import type { TypeSchema } from "../../src/schema.ts";
 
 type Struct = TypeSchema & { readonly kind: "struct" };

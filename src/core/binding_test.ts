@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { bindArguments, convertOutput, safeQuote } from "./binding.ts";
-import { type CodeModeError, isCodeModeError } from "./errors.ts";
-import { encodeHostValue } from "./executor/host_codec.ts";
+import { type CodeModeError, isCodeModeError } from "../errors.ts";
+import { encodeHostValue } from "../executor/host_codec.ts";
 import { type StructSchema, t } from "./types.ts";
 
 /** A deep copy of `v` whose objects have a null prototype, as bound inputs are. */

@@ -5,8 +5,8 @@
  * @module
  */
 import { RegistrationError } from "./capability.ts";
-import { CodeModeError } from "./errors.ts";
-import { type Executor, InlineExecutor, ProcessPool, WorkerPool } from "./executor/mod.ts";
+import { CodeModeError } from "../errors.ts";
+import { type Executor, InlineExecutor, ProcessPool, WorkerPool } from "../executor/mod.ts";
 import type { Limits } from "./limits.ts";
 
 /**

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { StructField, TypeSchema } from "./schema.ts";
+import type { StructField, TypeSchema } from "../schema.ts";
 
 /** Descriptor of a Starlark `str` (a JS `string`). */
 export interface StrSchema {

@@ -21,11 +21,11 @@
  *
  * @module
  */
-import { CodeModeError } from "./errors.ts";
-import { varintLength } from "./executor/mod.ts";
-import { isPlainRecord, nullRecord, setOwn } from "./plain.ts";
-import { kindWord, type TypeSchema } from "./schema.ts";
-import { escapeModelText, utf8Length } from "./text.ts";
+import { CodeModeError } from "../errors.ts";
+import { varintLength } from "../executor/mod.ts";
+import { isPlainRecord, nullRecord, setOwn } from "../plain.ts";
+import { kindWord, type TypeSchema } from "../schema.ts";
+import { escapeModelText, utf8Length } from "../text.ts";
 import type { StructSchema } from "./types.ts";
 
 /** The two fresh projections of one bound argument map. */

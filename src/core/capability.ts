@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { Subject } from "../authz.ts";
-import { CodeModeError } from "./errors.ts";
-import type { StructField, TypeSchema } from "./schema.ts";
-import { UNIVERSE } from "./starlark/mod.ts";
-import { hasSurroundingSpace, isIdentifier, quote, utf8Length } from "./text.ts";
+import type { Subject } from "../../authz.ts";
+import { CodeModeError } from "../errors.ts";
+import type { StructField, TypeSchema } from "../schema.ts";
+import { UNIVERSE } from "../starlark/mod.ts";
+import { hasSurroundingSpace, isIdentifier, quote, utf8Length } from "../text.ts";
 import type { Infer, InferOutput, StructSchema } from "./types.ts";
 
 /** The identity of a capability as handlers and authorizers see it. */

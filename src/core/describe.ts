@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { TypeSchema } from "./schema.ts";
+import type { TypeSchema } from "../schema.ts";
 import type { StructSchema } from "./types.ts";
 
 /** One input or output field as discovery shows it. */

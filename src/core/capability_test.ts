@@ -8,9 +8,9 @@ import {
   RegistrationError,
   RESERVED_ROOTS,
 } from "./capability.ts";
-import { isCodeModeError } from "./errors.ts";
-import type { TypeSchema } from "./schema.ts";
-import { standardPredeclared, UNIVERSE } from "./starlark/mod.ts";
+import { isCodeModeError } from "../errors.ts";
+import type { TypeSchema } from "../schema.ts";
+import { standardPredeclared, UNIVERSE } from "../starlark/mod.ts";
 import { t } from "./types.ts";
 
 const base = {

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { CodeModeError } from "./errors.ts";
-import type { ExecutionBudgets } from "./executor/mod.ts";
+import { CodeModeError } from "../errors.ts";
+import type { ExecutionBudgets } from "../executor/mod.ts";
 
 /** Execution and discovery budgets of one server (all integers; times in milliseconds). */
 export interface Limits {

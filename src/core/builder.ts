@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Authorizer } from "../authz.ts";
+import type { Authorizer } from "../../authz.ts";
 import {
   type CapabilityDefinition,
   checkRegistration,
@@ -13,7 +13,7 @@ import {
   RegistrationError,
 } from "./capability.ts";
 import { buildCatalog } from "./catalog.ts";
-import { CodeModeError } from "./errors.ts";
+import { CodeModeError } from "../errors.ts";
 import {
   type ExecutorChoice,
   executorProblems,

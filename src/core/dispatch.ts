@@ -11,14 +11,14 @@
  *
  * @module
  */
-import { type Authorizer, isDenied, type Subject, withSubject } from "../authz.ts";
-import { raceAbort } from "./abort.ts";
+import { type Authorizer, isDenied, type Subject, withSubject } from "../../authz.ts";
+import { raceAbort } from "../abort.ts";
 import { bindArguments, convertOutput } from "./binding.ts";
 import { CapabilityError, isModelSafeText } from "./capability.ts";
 import type { Catalog } from "./catalog.ts";
-import { CodeModeError } from "./errors.ts";
-import { escapeModelText } from "./text.ts";
-import type { NativeDispatch } from "./executor/mod.ts";
+import { CodeModeError } from "../errors.ts";
+import { escapeModelText } from "../text.ts";
+import type { NativeDispatch } from "../executor/mod.ts";
 import type { Limits } from "./limits.ts";
 
 /** What one execution's dispatcher needs. */

@@ -3,15 +3,15 @@
  *
  * @module
  */
-import type { Authorizer, Subject } from "../authz.ts";
+import type { Authorizer, Subject } from "../../authz.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Description } from "./describe.ts";
 import { createDispatch } from "./dispatch.ts";
-import { CodeModeError } from "./errors.ts";
-import type { ExecutionBudgets, Executor } from "./executor/mod.ts";
+import { CodeModeError } from "../errors.ts";
+import type { ExecutionBudgets, Executor } from "../executor/mod.ts";
 import { executionBudgets, type Limits } from "./limits.ts";
-import type { SearchResponse } from "./search/mod.ts";
-import { modelDetail, utf8Length } from "./text.ts";
+import type { SearchResponse } from "../search/mod.ts";
+import { modelDetail, utf8Length } from "../text.ts";
 
 /** Options of one execution. */
 export interface ExecuteOptions {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CapabilityStub } from "./executor/mod.ts";
+import type { CapabilityStub } from "../executor/mod.ts";
 import { type CapabilitySpec, nameProblem, type RegistrationCheck, registrationLabel } from "./capability.ts";
 import { describeCapability, type Description } from "./describe.ts";
 import {
@@ -14,10 +14,10 @@ import {
   type SearchBounds,
   Searcher,
   type SearchResponse,
-} from "./search/mod.ts";
-import { CodeModeError } from "./errors.ts";
-import type { TypeSchema } from "./schema.ts";
-import { quote } from "./text.ts";
+} from "../search/mod.ts";
+import { CodeModeError } from "../errors.ts";
+import type { TypeSchema } from "../schema.ts";
+import { quote } from "../text.ts";
 
 /** Most capabilities one builder may register. */
 export const MAX_REGISTRATIONS = 4096;

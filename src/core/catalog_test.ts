@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { checkRegistration } from "./capability.ts";
 import { buildCatalog, type CatalogResult, MAX_REGISTRATIONS, METADATA_BUDGET_BYTES } from "./catalog.ts";
-import { isCodeModeError } from "./errors.ts";
+import { isCodeModeError } from "../errors.ts";
 import { t } from "./types.ts";
 
 function cap(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isCodeModeError } from "./errors.ts";
+import { isCodeModeError } from "../errors.ts";
 import {
   defaultLimits,
   executionBudgets,

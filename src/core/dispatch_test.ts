@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { allowAll, currentSubject, DeniedError } from "../authz.ts";
+import { allowAll, currentSubject, DeniedError } from "../../authz.ts";
 import { CapabilityError, checkRegistration } from "./capability.ts";
 import { buildCatalog } from "./catalog.ts";
 import { classifyAuthorizerError, classifyHandlerError, createDispatch, isPanic } from "./dispatch.ts";
-import { CodeModeError, isCodeModeError } from "./errors.ts";
+import { CodeModeError, isCodeModeError } from "../errors.ts";
 import { defaultLimits } from "./limits.ts";
 import { t } from "./types.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { allowAll } from "../authz.ts";
-import { ProbedExecutor, ScriptedExecutor } from "../tests/core/fake_executor.ts";
+import { allowAll } from "../../authz.ts";
+import { ProbedExecutor, ScriptedExecutor } from "../../tests/core/fake_executor.ts";
 import { Builder } from "./builder.ts";
 import { RegistrationError } from "./capability.ts";
-import { isCodeModeError } from "./errors.ts";
+import { isCodeModeError } from "../errors.ts";
 import { PROBE_TIMEOUT_MS } from "./executor_select.ts";
 import { t } from "./types.ts";
 
