@@ -17,6 +17,7 @@ import {
   ListToolsResultSchema,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
   ResultSchema,
   type Tool as SdkTool,
   ToolListChangedNotificationSchema,
@@ -70,6 +71,9 @@ export class DownstreamSession {
   readonly #client: Client;
   readonly #transport: StdioProcessTransport | StreamableHTTPClientTransport;
   readonly #calls = new Set<LiveCall>();
+  /** Calls that asked for progress, by the progress token this session gave them. */
+  readonly #progress = new Map<string, LiveCall>();
+  #nextProgressToken = 1;
   #closedByUs = false;
   #lost = false;
   #onLost: ((cause: unknown) => void) | undefined;
@@ -105,6 +109,11 @@ export class DownstreamSession {
     session.#onLost = options.onLost;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged?.());
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => session.#routeLog(n.params));
+    // Our own progress routing replaces the SDK's: the SDK drops a progress notification that arrives
+    // in the same read as its call's response (its handler runs a microtask later, after the response
+    // has removed the call's progress callback), which happens whenever the machine is busy. Ours keeps
+    // a call's token until the caller has seen the result, so progress sent before it always arrives.
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => session.#routeProgress(n.params));
     client.onclose = () => session.#markLost(new Error("downstream connection closed"));
     try {
       await client.connect(transport, { timeout: timeoutMs });
@@ -146,6 +155,14 @@ export class DownstreamSession {
     if (this.#lost || this.#closedByUs) return;
     this.#lost = true;
     this.#onLost?.(cause);
+  }
+
+  #routeProgress(params: Record<string, unknown>): void {
+    const { progressToken, ...rest } = params;
+    this.#progress.get(String(progressToken))?.onNotification?.({
+      method: "notifications/progress",
+      params: rest,
+    });
   }
 
   #routeLog(params: Record<string, unknown>): void {
@@ -192,24 +209,26 @@ export class DownstreamSession {
   ): Promise<Record<string, unknown>> {
     const live: LiveCall = { clientId: options.clientId, onNotification: options.onNotification };
     this.#calls.add(live);
+    const token = options.onNotification === undefined ? undefined : `gw-${this.#nextProgressToken++}`;
+    if (token !== undefined) this.#progress.set(token, live);
+    const params: Record<string, unknown> = args === undefined ? { name } : { name, arguments: args };
+    if (token !== undefined) params._meta = { progressToken: token };
     try {
       return await this.#request(
         () =>
           this.#client.request(
-            { method: "tools/call", params: args === undefined ? { name } : { name, arguments: args } },
+            { method: "tools/call", params } as never,
             ResultSchema,
             {
               signal: options.signal,
               timeout: Math.min(options.timeoutMs ?? MAX_TIMER_MS, MAX_TIMER_MS),
-              onprogress: options.onNotification === undefined ? undefined : (p) => {
-                options.onNotification?.({ method: "notifications/progress", params: { ...p } });
-              },
             },
           ) as Promise<Record<string, unknown>>,
         options.signal,
       );
     } finally {
       this.#calls.delete(live);
+      if (token !== undefined) this.#progress.delete(token);
     }
   }
 
