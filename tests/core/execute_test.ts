@@ -115,6 +115,7 @@ Deno.test("the executor receives the request: subject, source, budgets, enabled 
     maxValueBytes: 1_048_576,
     maxIntermediateValueBytes: 8_388_608,
     maxMemoryBytes: 67_108_864,
+    maxIntBits: 262_144,
   });
   assert.deepEqual(req.capabilities.map((c) => c.name), ["records.lookup", "records.status"]);
   assert.deepEqual(req.capabilities[0].input.fields.map((f) => f.name), ["key", "limit"]);
