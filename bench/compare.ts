@@ -1,15 +1,22 @@
 /**
  * Side-by-side benchmark: runs every program in `bench/programs/` (except `parse300.star`, which belongs
  * to the parser bench) through our engine, through starlark-go and through CPython, and prints the median
- * whole-process wall time of each, the ratios ours/starlark-go and ours/CPython, and their geometric means.
+ * whole-process wall time of each, the ratios ours/starlark-go and ours/CPython, and their geometric means,
+ * then the median peak memory (maximum resident set size) of ours and starlark-go and their ratio.
  *
- *     deno task compare [--runs N] [--only NAME[,NAME...]] [--no-python] [--cpu]
+ *     deno task compare [--runs N] [--only NAME[,NAME...]] [--no-python] [--cpu] [--bundle]
  *
- * `--cpu` reports the processes' CPU time (user + system, from GNU `time`, which must be installed at
- * /usr/bin/time) instead of wall time: on a busy machine it varies much less than wall time.
+ * `--cpu` reports the processes' CPU time (user + system) instead of wall time: on a busy machine it varies
+ * much less than wall time. CPU time and peak memory come from GNU `time` at /usr/bin/time; without it
+ * `--cpu` fails and the memory columns are left out.
+ *
+ * `--bundle` runs ours from a single-file bundle of the CLI (`deno bundle src/starlark/cli.ts`, made once
+ * into a temp folder) instead of from its module graph: how a shipped CLI would start, about 15 ms and
+ * 8 MiB less per process than loading the engine's modules one by one.
  *
  * How each implementation runs a program (each must print the same checksum, or the script fails):
- * - ours: `deno run -A src/starlark/cli.ts --no-steps FILE.star`; the CLI calls `main()` and prints its repr.
+ * - ours: `deno run -A src/starlark/cli.ts --no-steps --set FILE.star`; the CLI calls `main()` and prints its
+ *   repr (`--set` because the reference command enables sets by default).
  * - starlark-go: the `starlark` command on FILE.star plus an appended line `print(main())` (the reference
  *   command does not call `main` by itself). The binary is looked up on PATH, then in `.tools/bin`; if
  *   absent it is built once with `go install go.starlark.net/cmd/starlark@VERSION` into `.tools/bin`
@@ -43,6 +50,7 @@ interface Flags {
   only: Set<string> | undefined;
   python: boolean;
   cpu: boolean;
+  bundle: boolean;
 }
 
 function parseFlags(args: string[]): Flags {
@@ -50,6 +58,7 @@ function parseFlags(args: string[]): Flags {
   let only: Set<string> | undefined;
   let python = true;
   let cpu = false;
+  let bundle = false;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--runs") {
       runs = Number(args[++i]);
@@ -60,13 +69,17 @@ function parseFlags(args: string[]): Flags {
       python = false;
     } else if (args[i] === "--cpu") {
       cpu = true;
+    } else if (args[i] === "--bundle") {
+      bundle = true;
     } else {
       throw new Error(
-        `unknown argument ${args[i]}; usage: deno task compare [--runs N] [--only a,b] [--no-python] [--cpu]`,
+        `unknown argument ${
+          args[i]
+        }; usage: deno task compare [--runs N] [--only a,b] [--no-python] [--cpu] [--bundle]`,
       );
     }
   }
-  return { runs, only, python, cpu };
+  return { runs, only, python, cpu, bundle };
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -121,14 +134,27 @@ function lastLine(text: string): string {
   return lines[lines.length - 1] ?? "";
 }
 
-function runners(starlarkGo: string, python: boolean): Runner[] {
+/** Bundles the CLI into one JS file in the temp folder and returns its path. */
+async function bundleCli(): Promise<string> {
+  tmpDir ??= await Deno.makeTempDir({ prefix: "codemode-compare-" });
+  const out = join(tmpDir, "star.js");
+  const res = await new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--quiet", join(root, "src", "starlark", "cli.ts"), "-o", out],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!res.success) throw new Error("deno bundle of the CLI failed");
+  return out;
+}
+
+function runners(starlarkGo: string, python: boolean, cli: string): Runner[] {
   const list: Runner[] = [
     {
       name: "ours",
       command: (program) =>
         Promise.resolve({
           cmd: Deno.execPath(),
-          args: ["run", "-A", join(root, "src", "starlark", "cli.ts"), "--no-steps", program],
+          args: ["run", "-A", cli, "--no-steps", "--set", program],
         }),
       checksum: (out) => lastLine(out.stdout),
     },
@@ -157,32 +183,43 @@ function runners(starlarkGo: string, python: boolean): Runner[] {
 
 const decoder = new TextDecoder();
 
-/** Runs a command once; `ms` is its wall time, or its CPU time (user + system) when `cpu` is set. */
+/** GNU time, when installed: it reports CPU time and peak memory. */
+const GNU_TIME = "/usr/bin/time";
+
+/**
+ * Runs a command once; `ms` is its wall time, or its CPU time (user + system) when `cpu` is set, and
+ * `rssKiB` its peak resident set size (NaN without GNU time).
+ */
 async function timeOnce(
   cmd: { cmd: string; args: string[] },
   cpu: boolean,
-): Promise<{ ms: number; stdout: string; stderr: string }> {
+  gnuTime: boolean,
+): Promise<{ ms: number; rssKiB: number; stdout: string; stderr: string }> {
   let timeFile: string | undefined;
   let run = cmd;
-  if (cpu) {
+  if (gnuTime) {
     tmpDir ??= await Deno.makeTempDir({ prefix: "codemode-compare-" });
     timeFile = join(tmpDir, "time.txt");
-    run = { cmd: "/usr/bin/time", args: ["-f", "%U %S", "-o", timeFile, cmd.cmd, ...cmd.args] };
+    run = { cmd: GNU_TIME, args: ["-f", "%U %S %M", "-o", timeFile, cmd.cmd, ...cmd.args] };
   }
   const start = performance.now();
   const out = await new Deno.Command(run.cmd, { args: run.args, stdout: "piped", stderr: "piped" }).output();
   let ms = performance.now() - start;
+  let rssKiB = NaN;
   const stdout = decoder.decode(out.stdout);
   const stderr = decoder.decode(out.stderr);
   if (!out.success) {
     throw new Error(`${cmd.cmd} ${cmd.args.join(" ")} failed (exit ${out.code}):\n${stderr.slice(-2000)}`);
   }
   if (timeFile !== undefined) {
-    const [user, sys] = lastLine(await Deno.readTextFile(timeFile)).split(" ").map(Number);
-    if (!Number.isFinite(user) || !Number.isFinite(sys)) throw new Error(`cannot read ${timeFile}`);
-    ms = (user + sys) * 1000;
+    const [user, sys, rss] = lastLine(await Deno.readTextFile(timeFile)).split(" ").map(Number);
+    if (!Number.isFinite(user) || !Number.isFinite(sys) || !Number.isFinite(rss)) {
+      throw new Error(`cannot read ${timeFile}`);
+    }
+    if (cpu) ms = (user + sys) * 1000;
+    rssKiB = rss;
   }
-  return { ms, stdout, stderr };
+  return { ms, rssKiB, stdout, stderr };
 }
 
 function median(xs: number[]): number {
@@ -200,9 +237,12 @@ function pad(s: string, n: number, right = false): string {
 }
 
 async function main(): Promise<void> {
-  const { runs, only, python, cpu } = parseFlags(Deno.args);
+  const { runs, only, python, cpu, bundle } = parseFlags(Deno.args);
+  const gnuTime = await exists(GNU_TIME);
+  if (cpu && !gnuTime) throw new Error(`--cpu needs GNU time at ${GNU_TIME}`);
   const starlarkGo = await locateStarlarkGo();
-  const impls = runners(starlarkGo, python);
+  const cli = bundle ? await bundleCli() : join(root, "src", "starlark", "cli.ts");
+  const impls = runners(starlarkGo, python, cli);
   const programs = [...Deno.readDirSync(programsDir)]
     .filter((e) => e.isFile && e.name.endsWith(".star") && !EXCLUDED.has(e.name))
     .map((e) => e.name)
@@ -213,31 +253,51 @@ async function main(): Promise<void> {
   console.log(
     `starlark-go: ${starlarkGo} (${STARLARK_GO_VERSION}); ${runs} runs per program, median ${
       cpu ? "CPU (user + system)" : "wall"
-    } time`,
+    } time; ours from ${bundle ? "a bundle of the CLI" : "the CLI's modules"}`,
   );
-  const header = ["program", ...impls.map((r) => `${r.name} ms`), "ours/go", ...(python ? ["ours/py"] : [])];
-  const widths = [20, 12, 15, 12, 9, 9];
+  const memory = gnuTime ? ["ours MiB", "go MiB", "mem o/g"] : [];
+  const header = [
+    "program",
+    ...impls.map((r) => `${r.name} ms`),
+    "ours/go",
+    ...(python ? ["ours/py"] : []),
+    ...memory,
+  ];
+  const widths = [20, 12, 15, 12, 9, 9, 10, 10, 9];
+  // Without CPython, drop its time and ratio columns.
+  if (!python) {
+    widths.splice(3, 1);
+    widths.splice(4, 1);
+  }
   console.log(header.map((h, i) => pad(h, widths[i], i > 0)).join(" "));
 
   const ratiosGo: number[] = [];
   const ratiosPy: number[] = [];
+  const ratiosMem: number[] = [];
   for (const name of programs) {
     const program = join(programsDir, name);
     const medians: number[] = [];
+    const rss: number[] = [];
     let expected: string | undefined;
     for (const impl of impls) {
       const cmd = await impl.command(program);
       if (cmd === undefined) throw new Error(`${impl.name} cannot run ${name}`);
       // One untimed run warms caches (Deno's transpile cache, the page cache) and checks the result.
-      const warm = await timeOnce(cmd, cpu);
+      const warm = await timeOnce(cmd, cpu, gnuTime);
       const sum = impl.checksum(warm);
       expected ??= sum;
       if (sum !== expected) {
         throw new Error(`${name}: ${impl.name} printed ${sum}, but ${impls[0].name} printed ${expected}`);
       }
       const times: number[] = [];
-      for (let i = 0; i < runs; i++) times.push((await timeOnce(cmd, cpu)).ms);
+      const peaks: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const t = await timeOnce(cmd, cpu, gnuTime);
+        times.push(t.ms);
+        peaks.push(t.rssKiB);
+      }
       medians.push(median(times));
+      rss.push(median(peaks));
     }
     const rGo = medians[0] / medians[1];
     ratiosGo.push(rGo);
@@ -247,10 +307,16 @@ async function main(): Promise<void> {
       ratiosPy.push(rPy);
       row.push(rPy.toFixed(2));
     }
+    if (gnuTime) {
+      const rMem = rss[0] / rss[1];
+      ratiosMem.push(rMem);
+      row.push((rss[0] / 1024).toFixed(1), (rss[1] / 1024).toFixed(1), rMem.toFixed(2));
+    }
     console.log(row.map((c, i) => pad(c, widths[i], i > 0)).join(" "));
   }
   const gm = ["geomean", ...impls.map(() => ""), geomean(ratiosGo).toFixed(2)];
   if (python) gm.push(geomean(ratiosPy).toFixed(2));
+  if (gnuTime) gm.push("", "", geomean(ratiosMem).toFixed(2));
   console.log(gm.map((c, i) => pad(c, widths[i], i > 0)).join(" "));
   if (tmpDir !== undefined) await Deno.remove(tmpDir, { recursive: true });
 }

@@ -2,7 +2,12 @@
  * Command-line runner for the Starlark engine: `deno task star [options] FILE.star`.
  *
  * Executes the file with `json`, `math` and `sum` predeclared. If the file defines `main`, calls it with no
- * arguments and prints the `repr` of its result on stdout. Like the reference `starlark` command,
+ * arguments and prints the `repr` of its result on stdout. `load("NAME", ...)` runs the file NAME (relative
+ * to the main file's folder, or absolute) once, with the same predeclared names, dialect and budgets, and
+ * binds its exported globals; the errors read like the reference command's (`cannot load NAME: open NAME:
+ * no such file or directory`, `... cycle in load graph`, a loaded file's syntax or runtime error). The
+ * reference opens NAME relative to its working directory; the two agree when it runs in the main file's
+ * folder, and module names in messages and tracebacks are the names as written, as there. Like the reference `starlark` command,
  * `print()` output goes to stderr, so stdout carries only main's result. The number of executed steps is
  * printed on stderr (`steps: N`). A failing program prints its error (with a traceback for runtime errors)
  * on stderr and exits with status 1; a usage error exits with status 2.
@@ -27,9 +32,12 @@ import {
   binaryToBytes,
   type Dialect,
   EvalError,
+  fromJSString,
+  type LoadHook,
   ResourceError,
   StarlarkSyntaxError,
   type Thread,
+  toJSString,
   type Value,
 } from "./value.ts";
 
@@ -151,7 +159,9 @@ function toBytes(s: string): Uint8Array {
 /** Formats any error the engine may throw the way the reference command prints it. */
 export function formatError(e: unknown): string {
   if (e instanceof EvalError) return e.backtrace();
-  if (e instanceof StarlarkSyntaxError || e instanceof ResourceError) return e.message;
+  // A syntax error's message is a JS string (it quotes the source text); the output is a byte string.
+  if (e instanceof StarlarkSyntaxError) return fromJSString(e.message);
+  if (e instanceof ResourceError) return e.message;
   if (e instanceof Error) return `internal error: ${e.stack ?? e.message}`;
   return `internal error: ${String(e)}`;
 }
@@ -180,14 +190,22 @@ export function runCli(args: readonly string[], io: CliIO): number {
   const reportSteps = () => {
     if (opts.showSteps && thread !== undefined) io.stderr(encoder.encode(`steps: ${thread.steps}\n`));
   };
+  const predeclared = { json, math, sum };
+  const print = (_thread: Thread, msg: string) => io.stderr(toBytes(msg + "\n"));
   try {
+    const load = makeLoader(
+      io,
+      opts.file,
+      (text, filename, thread) => execFile(text, { filename, predeclared, thread, load }).globals,
+    );
     const result = execFile(source, {
       filename: opts.file,
-      predeclared: { json, math, sum },
+      predeclared,
       dialect: opts.dialect,
       maxSteps: opts.maxSteps,
       maxMemory: opts.maxMemory,
-      print: (_thread: Thread, msg: string) => io.stderr(toBytes(msg + "\n")),
+      print,
+      load,
     });
     thread = result.thread;
     const main: Value | undefined = result.globals.get("main");
@@ -203,6 +221,69 @@ export function runCli(args: readonly string[], io: CliIO): number {
     reportSteps();
     return 1;
   }
+}
+
+/** Runs a module's source as `filename` on `thread` and returns its (frozen) globals. */
+export type ModuleRunner = (source: string, filename: string, thread: Thread) => ReadonlyMap<string, Value>;
+
+/** The directory part of a path, with its trailing slash ("" for a bare file name). */
+function dirOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "" : path.slice(0, slash + 1);
+}
+
+/** The reference's wording (Go's `os` errors) for a module file that cannot be read. */
+function readError(module: string, e: unknown): EvalError {
+  const name = (e as Error)?.name;
+  if (name === "IsADirectory") return new EvalError(`read ${module}: is a directory`);
+  if (name === "PermissionDenied") return new EvalError(`open ${module}: permission denied`);
+  return new EvalError(`open ${module}: no such file or directory`);
+}
+
+/**
+ * The CLI's load hook, like the reference command's: each module runs at most once (its globals, or its
+ * error, are cached), and a module asked for while it is still loading is a cycle. Modules run on the
+ * loading thread, so the step and memory budgets cover the whole program.
+ */
+export function makeLoader(io: Pick<CliIO, "readFile">, mainFile: string, run: ModuleRunner): LoadHook {
+  const dir = dirOf(mainFile);
+  // null marks a module whose loading is in progress.
+  const cache = new Map<string, { globals?: ReadonlyMap<string, Value>; error?: unknown } | null>();
+  return (thread, module) => {
+    const entry = cache.get(module);
+    if (entry === null) throw new EvalError("cycle in load graph");
+    if (entry === undefined) {
+      cache.set(module, null);
+      const done: { globals?: ReadonlyMap<string, Value>; error?: unknown } = {};
+      try {
+        const name = toJSString(module);
+        let text: string;
+        try {
+          text = io.readFile(name.startsWith("/") ? name : dir + name);
+        } catch (e) {
+          throw readError(module, e);
+        }
+        done.globals = run(text, name, thread);
+      } catch (e) {
+        // Budget exhaustion stops the whole program; it is not a property of the module to cache.
+        if (e instanceof ResourceError) {
+          cache.delete(module);
+          throw e;
+        }
+        done.error = e;
+      }
+      cache.set(module, done);
+      return unpack(done);
+    }
+    return unpack(entry);
+  };
+}
+
+function unpack(
+  entry: { globals?: ReadonlyMap<string, Value>; error?: unknown },
+): ReadonlyMap<string, Value> {
+  if (entry.error !== undefined) throw entry.error;
+  return entry.globals!;
 }
 
 if (import.meta.main) {

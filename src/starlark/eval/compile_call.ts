@@ -68,8 +68,11 @@ function generalArgs(code: ArgCode): ArgsFn {
       kw = [];
       for (let i = 0; i < N.length; i++) kw.push([N[i].name, N[i].value(fr)]);
     }
-    if (S !== undefined) spreadArgs(fr[F_THREAD] as Thread, S(fr), args, site);
+    // Both operands are evaluated in source order, but, as in the reference, `**kwargs` is unpacked (and
+    // its errors reported) before `*args`.
+    const star = S !== undefined ? S(fr) : undefined;
     if (SS !== undefined) kw = spreadKwargs(fr[F_THREAD] as Thread, SS(fr), kw ?? [], site);
+    if (star !== undefined) spreadArgs(fr[F_THREAD] as Thread, star, args, site);
     return [args, kw];
   };
 }

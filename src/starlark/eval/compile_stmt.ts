@@ -13,9 +13,11 @@ import {
   checkMutable,
   Dict,
   EvalError,
+  fromJSString,
   List,
   NoSuchAttrError,
   ResourceError,
+  StarlarkSyntaxError,
   type Thread,
   Tuple,
   typeName,
@@ -385,7 +387,9 @@ function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos):
         return x;
       }
     } else if (op === "|" && x instanceof Dict && y instanceof Dict) {
-      checkMutable(x, "apply |= to");
+      // The reference words this check for its hash table, not the dict type.
+      if (x.frozen) throw new EvalError("cannot apply |= to frozen hash table");
+      if (x.itercount > 0) throw new EvalError("cannot apply |= to hash table during iteration");
       chargeInserts(th, y.size, x.size + y.size, 48);
       // `x |= x` changes nothing; otherwise y is read in place, polled like any long insertion loop.
       if (x !== y) {
@@ -510,7 +514,12 @@ function compileLoad(c: Compiler, s: LoadStmt): StmtFn {
       members = th.load(th, module);
     } catch (err) {
       if (err instanceof ResourceError) throw err;
-      const msg = err instanceof Error ? err.message : String(err);
+      // Messages are byte strings, except a syntax error's, which quotes the (JS string) source text.
+      const msg = err instanceof StarlarkSyntaxError
+        ? fromJSString(err.message)
+        : err instanceof Error
+        ? err.message
+        : String(err);
       const e = errorAt(`cannot load ${module}: ${msg}`, pos);
       e.cause = err;
       throw e;

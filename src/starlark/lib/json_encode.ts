@@ -7,7 +7,7 @@
  * - Output pieces are collected in an array and joined in batches (no per-piece string concatenation);
  *   each batch is charged to the budgets when it is joined, which also polls the interrupt hook.
  * - Strings that need no escaping (one native regex test) are written as they are; dict keys are quoted
- *   once per call; dicts with the same keys in the same insertion order as the previous dict (records)
+ *   once (a bounded cache shared by calls); dicts with the same keys in the same insertion order as the previous dict (records)
  *   reuse its sorted order instead of sorting again.
  *
  * @module
@@ -86,6 +86,42 @@ interface Frame {
   names?: string[];
 }
 
+/** Most dict keys whose quoted text is kept across calls. */
+const KEY_CACHE_SIZE = 4096;
+/**
+ * Quoted key texts (`"k":`), shared by all calls: small records are usually encoded one call each, and
+ * their keys repeat from call to call. A pure function of the key, bounded, and never evicted.
+ */
+const keyCache = new Map<string, string>();
+
+/** A dict's keys in insertion order and the sorted order of their positions. */
+interface Shape {
+  keys: string[];
+  order: number[];
+}
+
+/** Recently sorted shapes shared by all calls (the per-call list decides what is charged). */
+const sharedShapes: Shape[] = [];
+
+/** The sorted order of a cached shape with exactly these keys in this order, if any. */
+function findShape(shapes: readonly Shape[], ks: readonly string[]): number[] | undefined {
+  const n = ks.length;
+  for (const shape of shapes) {
+    const sk = shape.keys;
+    if (sk.length !== n) continue;
+    let i = 0;
+    while (i < n && sk[i] === ks[i]) i++;
+    if (i === n) return shape.order;
+  }
+  return undefined;
+}
+
+/** Adds a shape to a bounded cache, dropping the oldest. */
+function remember(shapes: Shape[], ks: readonly string[], order: number[]): void {
+  if (shapes.length >= SHAPE_CACHE) shapes.shift();
+  shapes.push({ keys: ks.slice(), order });
+}
+
 /** One call's encoding state. */
 class Encoder {
   private readonly chunks: string[] = [];
@@ -94,12 +130,11 @@ class Encoder {
   /** Containers being written (cycle check); a set once deep, an array while shallow. */
   private readonly path: object[] = [];
   private deepPath: Set<object> | undefined;
-  private readonly keyCache = new Map<string, string>();
   /**
    * The key lists (in insertion order) of the last few dicts sorted, with the sorted order of their
    * positions: records and their nested dicts repeat a handful of shapes, so sorting is mostly skipped.
    */
-  private readonly shapes: { keys: string[]; order: number[] }[] = [];
+  private readonly shapes: Shape[] = [];
 
   constructor(private readonly thread: Thread, private readonly fn: string) {}
 
@@ -130,10 +165,10 @@ class Encoder {
   }
 
   private keyText(k: string): string {
-    let t = this.keyCache.get(k);
+    let t = keyCache.get(k);
     if (t === undefined) {
       t = quoteJSON(k) + ":";
-      if (k.length <= 64 && this.keyCache.size < 4096) this.keyCache.set(k, t);
+      if (k.length <= 64 && keyCache.size < KEY_CACHE_SIZE) keyCache.set(k, t);
     }
     return t;
   }
@@ -200,25 +235,20 @@ class Encoder {
     }
     const ks = keys as string[];
     if (n < 2) return ks;
-    let order: number[] | undefined;
-    for (const shape of this.shapes) {
-      const sk = shape.keys;
-      if (sk.length !== n) continue;
-      let i = 0;
-      while (i < n && sk[i] === ks[i]) i++;
-      if (i === n) {
-        order = shape.order;
-        break;
-      }
-    }
+    let order = findShape(this.shapes, ks);
     if (order === undefined) {
+      // Charged once per call and shape whether or not another call already sorted it, so that step
+      // counts do not depend on what ran before in the process.
       this.thread.charge(Math.ceil((n * Math.log2(n)) / 2));
-      order = [];
-      for (let j = 0; j < n; j++) order.push(j);
-      const o = order;
-      o.sort((a, b) => (ks[a] < ks[b] ? -1 : ks[a] > ks[b] ? 1 : 0));
-      if (this.shapes.length >= SHAPE_CACHE) this.shapes.shift();
-      this.shapes.push({ keys: ks.slice(), order: o });
+      order = findShape(sharedShapes, ks);
+      if (order === undefined) {
+        const o: number[] = [];
+        for (let j = 0; j < n; j++) o.push(j);
+        o.sort((a, b) => (ks[a] < ks[b] ? -1 : ks[a] > ks[b] ? 1 : 0));
+        order = o;
+        remember(sharedShapes, ks, o);
+      }
+      remember(this.shapes, ks, order);
     }
     const out: string[] = new Array(n);
     for (let j = 0; j < n; j++) out[j] = ks[order[j]];

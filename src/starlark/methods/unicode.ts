@@ -1,12 +1,23 @@
 /**
  * Unicode character properties and case mappings with the reference's (Go's) semantics: case
  * mappings are Go's simple one-to-one mappings rather than JavaScript's full (possibly
- * multi-character) ones, and rune iteration decodes invalid UTF-8 one byte at a time as U+FFFD.
+ * multi-character) ones, and both follow Go's Unicode version (generated tables in `../unicode/`), and rune iteration decodes invalid UTF-8 one byte at a time as U+FFFD.
  *
  * @module
  */
-import { decodeRune, encodeRune, RUNE_ERROR, runeOf, sizeOf } from "../utf8.ts";
+import { decodeRune, RUNE_ERROR, runeOf, sizeOf } from "../utf8.ts";
 import type { Thread } from "../value.ts";
+import {
+  isCasedRune,
+  isDigitRune,
+  isLetterRune,
+  isLowerRune,
+  isTitleRune,
+  isUpperRune,
+  toLowerRune,
+  toTitleRune,
+  toUpperRune,
+} from "../unicode/mod.ts";
 
 /**
  * Decodes the rune that ends just before byte `end` (end > 0), like Go's `DecodeLastRuneInString`.
@@ -55,14 +66,45 @@ export class RuneMeter {
   }
 }
 
+/** Bytes of output gathered before they are turned into a string piece. */
+const MAP_CHUNK = 8192;
+
+/** Writes the UTF-8 bytes of `r` (U+FFFD for surrogates and out-of-range values) at `n`; returns the new end. */
+function putRune(buf: Uint8Array, n: number, r: number): number {
+  if (r < 0 || r > 0x10ffff || (r >= 0xd800 && r < 0xe000)) r = RUNE_ERROR;
+  if (r < 0x80) {
+    buf[n] = r;
+    return n + 1;
+  }
+  if (r < 0x800) {
+    buf[n] = 0xc0 | (r >> 6);
+    buf[n + 1] = 0x80 | (r & 0x3f);
+    return n + 2;
+  }
+  if (r < 0x10000) {
+    buf[n] = 0xe0 | (r >> 12);
+    buf[n + 1] = 0x80 | ((r >> 6) & 0x3f);
+    buf[n + 2] = 0x80 | (r & 0x3f);
+    return n + 3;
+  }
+  buf[n] = 0xf0 | (r >> 18);
+  buf[n + 1] = 0x80 | ((r >> 12) & 0x3f);
+  buf[n + 2] = 0x80 | ((r >> 6) & 0x3f);
+  buf[n + 3] = 0x80 | (r & 0x3f);
+  return n + 4;
+}
+
 /**
  * Applies `f` to every rune of `s` and re-encodes; invalid bytes become U+FFFD, as Go's `strings.Map`
- * does. The work is charged to `thread` as it goes.
+ * does. The work is charged to `thread` as it goes. Bytes are gathered in a typed buffer (no string per
+ * rune) and turned into string pieces a chunk at a time.
  */
 export function mapRunes(thread: Thread, s: string, f: (r: number) => number): string {
   const meter = new RuneMeter(thread);
   const out: string[] = [];
-  const codes: number[] = [];
+  // Room for one more rune past the chunk size.
+  const buf = new Uint8Array(MAP_CHUNK + 4);
+  let n = 0;
   for (let i = 0; i < s.length;) {
     const c = s.charCodeAt(i);
     let r: number;
@@ -76,18 +118,15 @@ export function mapRunes(thread: Thread, s: string, f: (r: number) => number): s
     }
     meter.rune(r);
     const m = f(r);
-    if (m >= 0 && m < 0x80) codes.push(m);
-    else {
-      const e = encodeRune(m);
-      for (let k = 0; k < e.length; k++) codes.push(e.charCodeAt(k));
-    }
-    if (codes.length >= 8192) {
-      out.push(String.fromCharCode.apply(null, codes));
-      codes.length = 0;
+    if (m >= 0 && m < 0x80) buf[n++] = m;
+    else n = putRune(buf, n, m);
+    if (n >= MAP_CHUNK) {
+      out.push(String.fromCharCode.apply(null, buf.subarray(0, n) as unknown as number[]));
+      n = 0;
     }
   }
   meter.flush();
-  out.push(String.fromCharCode.apply(null, codes));
+  out.push(String.fromCharCode.apply(null, buf.subarray(0, n) as unknown as number[]));
   return out.length === 1 ? out[0] : out.join("");
 }
 
@@ -102,81 +141,47 @@ export function isSpace(r: number): boolean {
   return SPACES.has(r) || (r >= 0x2000 && r <= 0x200a);
 }
 
-const LETTER = /^\p{L}$/u;
-const DIGIT = /^\p{Nd}$/u;
-const UPPER = /^\p{Lu}$/u;
-const LOWER = /^\p{Ll}$/u;
-const TITLE = /^\p{Lt}$/u;
-
 /** Go's `unicode.IsLetter` (category L). */
 export function isLetter(r: number): boolean {
   if (r < 0x80) return (r | 0x20) >= 0x61 && (r | 0x20) <= 0x7a;
-  return LETTER.test(String.fromCodePoint(r));
+  return isLetterRune(r);
 }
 
 /** Go's `unicode.IsDigit` (category Nd). */
 export function isDigit(r: number): boolean {
   if (r < 0x80) return r >= 0x30 && r <= 0x39;
-  return DIGIT.test(String.fromCodePoint(r));
+  return isDigitRune(r);
 }
 
 /** Go's `unicode.IsUpper` (category Lu). */
 export function isUpper(r: number): boolean {
   if (r < 0x80) return r >= 0x41 && r <= 0x5a;
-  return UPPER.test(String.fromCodePoint(r));
+  return isUpperRune(r);
 }
 
 /** Go's `unicode.IsLower` (category Ll). */
 export function isLower(r: number): boolean {
   if (r < 0x80) return r >= 0x61 && r <= 0x7a;
-  return LOWER.test(String.fromCodePoint(r));
+  return isLowerRune(r);
 }
 
 /** Go's `unicode.IsTitle` (category Lt). */
 export function isTitle(r: number): boolean {
   if (r < 0x80) return false;
-  return TITLE.test(String.fromCodePoint(r));
-}
-
-function single(s: string, r: number): number {
-  const c = s.codePointAt(0)!;
-  return s.length === (c > 0xffff ? 2 : 1) ? c : r;
-}
-
-// Go's simple mappings differ from "JS full mapping when it is a single character" only here.
-function upperException(r: number): number | undefined {
-  if ((r >= 0x1f80 && r <= 0x1f87) || (r >= 0x1f90 && r <= 0x1f97) || (r >= 0x1fa0 && r <= 0x1fa7)) {
-    return r + 8;
-  }
-  if (r === 0x1fb3 || r === 0x1fc3 || r === 0x1ff3) return r + 9;
-  return undefined;
+  return isTitleRune(r);
 }
 
 /** Go's `unicode.ToUpper` (simple mapping). */
-export function toUpper(r: number): number {
-  if (r < 0x80) return r >= 0x61 && r <= 0x7a ? r - 32 : r;
-  return upperException(r) ?? single(String.fromCodePoint(r).toUpperCase(), r);
-}
+export const toUpper: (r: number) => number = toUpperRune;
 
 /** Go's `unicode.ToLower` (simple mapping). */
-export function toLower(r: number): number {
-  if (r < 0x80) return r >= 0x41 && r <= 0x5a ? r + 32 : r;
-  if (r === 0x130) return 0x69;
-  return single(String.fromCodePoint(r).toLowerCase(), r);
-}
+export const toLower: (r: number) => number = toLowerRune;
 
-/** Go's `unicode.ToTitle` (simple mapping): the upper case except for digraphs and Georgian. */
-export function toTitle(r: number): number {
-  if (r >= 0x1c4 && r <= 0x1cc) return 0x1c5 + 3 * Math.floor((r - 0x1c4) / 3);
-  if (r >= 0x1f1 && r <= 0x1f3) return 0x1f2;
-  if (r >= 0x10d0 && r <= 0x10ff) return r;
-  return toUpper(r);
-}
+/** Go's `unicode.ToTitle` (simple mapping). */
+export const toTitle: (r: number) => number = toTitleRune;
 
-/** Whether `r` has a case (ASCII letter, or Go's `SimpleFold(r) != r`). */
+/** Whether `r` has a case (ASCII letter, or Go's `SimpleFold(r) != r`), as the reference's `isCasedRune`. */
 export function isCased(r: number): boolean {
   if (r < 0x80) return (r | 0x20) >= 0x61 && (r | 0x20) <= 0x7a;
-  if (r === 0xdf) return true;
-  if (r === 0x130 || r === 0x131) return false;
-  return toUpper(r) !== r || toLower(r) !== r;
+  return isCasedRune(r);
 }

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { isPrintRune } from "../unicode/mod.ts";
+
 const C_NL = 10, C_CR = 13, C_BSL = 92, C_DQ = 34, C_SQ = 39;
 
 /** Whether `c` is an ASCII hex digit. */
@@ -30,8 +32,8 @@ export function quoteRune(r: number): string {
   };
   if (simple[r] !== undefined) return `'${simple[r]}'`;
   if (r < 0x20 || r === 0x7f) return `'\\x${r.toString(16).padStart(2, "0")}'`;
-  const ch = String.fromCodePoint(r);
-  if (r < 0x80 || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) return `'${ch}'`;
+  // Printable as Go's strconv.IsPrint sees it (Go's Unicode version, not the runtime's).
+  if (r < 0x80 || isPrintRune(r)) return `'${String.fromCodePoint(r)}'`;
   if (r < 0x10000) return `'\\u${r.toString(16).padStart(4, "0")}'`;
   return `'\\U${r.toString(16).padStart(8, "0")}'`;
 }

@@ -11,6 +11,7 @@
 
 import { fromJSString, StarlarkSyntaxError } from "../value.ts";
 import { decodeString, hasCRorNonASCII, isHex, quoteRune } from "./literals.ts";
+import { isLetterRune } from "../unicode/mod.ts";
 import {
   AMP,
   AMP_EQ,
@@ -71,12 +72,13 @@ const C_NL = 10, C_CR = 13, C_SP = 32, C_TAB = 9, C_HASH = 35, C_BSL = 92, C_DQ 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
-const LETTER = /^\p{L}$/u;
-
-/** Like the reference's isIdentStart: ASCII letters, `_`, or any Unicode letter. */
+/**
+ * Like the reference's isIdentStart: ASCII letters, `_`, or any Unicode letter of Go's Unicode version
+ * (not the JS runtime's, which accepts letters the reference refuses).
+ */
 function isIdentStart(c: number): boolean {
   if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
-  return LETTER.test(String.fromCodePoint(c));
+  return isLetterRune(c);
 }
 
 /**

@@ -24,7 +24,8 @@ export function runOurs(source: string): string {
     });
   } catch (e) {
     if (e instanceof EvalError) out += toJSString(e.backtrace()) + "\n";
-    else if (e instanceof StarlarkSyntaxError) out += toJSString(e.message) + "\n";
+    // Syntax errors are JS strings (they quote the source text), not byte strings.
+    else if (e instanceof StarlarkSyntaxError) out += e.message + "\n";
     else out += `internal error: ${(e as Error)?.stack ?? e}\n`;
   }
   return out;
