@@ -10,7 +10,9 @@
  * | `CODEMODE_EXECUTOR` | `worker` or `inline`; default `inline` on Deno Deploy, `worker` elsewhere |
  *
  * Deno Deploy cannot start permission-restricted workers, so there the programs run in the inline
- * executor: the same engine and budgets, without the worker boundary.
+ * executor: the same engine and budgets, without the worker boundary. The server is built on the first
+ * request; SIGTERM (where the runtime has signals) closes it, so `deno serve` exits once it stops
+ * listening. A missing key is one line on stderr and exit code 1.
  *
  * @example
  * ```sh
@@ -19,7 +21,7 @@
  *
  * @module
  */
-import { createDeployHandler, type EnvReader } from "./src/mcp/deploy.ts";
+import { createDeployEntry, DeployConfigError, type DeployEntry, type EnvReader } from "./src/mcp/deploy.ts";
 import type { HttpHandler } from "./src/mcp/http.ts";
 
 const readEnv: EnvReader = (name) => {
@@ -31,8 +33,26 @@ const readEnv: EnvReader = (name) => {
   }
 };
 
-const handler: HttpHandler = await createDeployHandler(readEnv);
+function start(): DeployEntry {
+  try {
+    return createDeployEntry(readEnv);
+  } catch (e) {
+    if (!(e instanceof DeployConfigError)) throw e;
+    // An operator's mistake, not a crash: one line, no stack trace.
+    console.error(`codemode: ${e.message}`);
+    Deno.exit(1);
+  }
+}
+
+const deployEntry = start();
+
+try {
+  // deno serve stops listening on SIGTERM; closing the server ends its workers so the process exits.
+  Deno.addSignalListener("SIGTERM", () => void deployEntry.close());
+} catch {
+  // No signals here (Deno Deploy, Windows): the platform ends the isolate itself.
+}
 
 /** The Deploy / `deno serve` entry. */
-const entry: { fetch: HttpHandler } = { fetch: (request, info) => handler(request, info) };
+const entry: { fetch: HttpHandler } = { fetch: (request, info) => deployEntry.fetch(request, info) };
 export default entry;

@@ -11,8 +11,7 @@
  * @example Stdio, one local user
  * ```ts ignore
  * import { allowAll, Builder, t } from "@codemode/codemode";
- * import { createMcpServer, staticSubject } from "@codemode/codemode/mcp";
- * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+ * import { serveStdio, staticSubject } from "@codemode/codemode/mcp";
  *
  * const builder = new Builder({ authorizer: allowAll() });
  * builder.register({
@@ -23,8 +22,10 @@
  *   handler: ({ key }) => ({ key, count: 1 }),
  * });
  * const server = await builder.build();
- * const mcp = createMcpServer(server, staticSubject({ id: "local-user" }));
- * await mcp.connect(new StdioServerTransport());
+ * // Ends once stdin closes and every call made was answered; then release the workers.
+ * const session = await serveStdio(server, staticSubject({ id: "local-user" }));
+ * await session.finished;
+ * await server.close();
  * ```
  *
  * @example Streamable HTTP with API keys
@@ -62,10 +63,15 @@ export {
   SERVER_VERSION,
 } from "./src/mcp/server.ts";
 export { CANCELLED_TEXT, DETAIL_CODES, ERROR_TEXTS, errorText } from "./src/mcp/errors.ts";
+export { serveStdio, type StdioSession } from "./src/mcp/stdio.ts";
+import { type ToolDefinitionOptions, toolDefinitions } from "./src/mcp/tools.ts";
 export {
   BAD_ARGUMENT_TEXTS,
   executeDescription,
+  isToolName,
+  singleStringArgument,
   TOOL_NAMES,
+  type ToolDefinitionOptions,
   type ToolName,
   UNKNOWN_TOOL_TEXT,
 } from "./src/mcp/tools.ts";
@@ -80,3 +86,27 @@ export {
   isLoopbackHostname,
 } from "./src/mcp/http.ts";
 export { API_KEYS_ENV, type ApiKey, MIN_KEY_LENGTH, parseApiKeys } from "./src/mcp/keys.ts";
+
+/** One of the three tools as `tools/list` shows it (plain JSON; the SDK's `Tool` shape). */
+export interface ToolListing {
+  /** The tool name. */
+  readonly name: string;
+  /** Display title. */
+  readonly title?: string;
+  /** What the tool does and how to use it. */
+  readonly description?: string;
+  /** JSON Schema of the arguments. */
+  readonly inputSchema: { readonly type: "object"; readonly [key: string]: unknown };
+  /** JSON Schema of the structured result. */
+  readonly outputSchema?: { readonly type: "object"; readonly [key: string]: unknown };
+  /** Behaviour hints. */
+  readonly annotations?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The `tools/list` entries of the three tools, for hosts that serve them next to tools of their own
+ * (the gateway's `mode: both`): the same definitions and texts this adapter lists.
+ */
+export function toolListing(options: ToolDefinitionOptions = {}): ToolListing[] {
+  return toolDefinitions(options) as ToolListing[];
+}

@@ -41,7 +41,13 @@
  */
 
 export { Builder, type BuilderOptions } from "./src/core/mod.ts";
-export { type ExecuteOptions, Server } from "./src/core/mod.ts";
+export {
+  type ErrorEvent,
+  type ErrorHook,
+  type ErrorPhase,
+  type ExecuteOptions,
+  Server,
+} from "./src/core/mod.ts";
 export type { ExecutorChoice } from "./src/core/mod.ts";
 export {
   type BoolSchema,
@@ -54,6 +60,8 @@ export {
   type InferOutputShape,
   type InferShape,
   type IntSchema,
+  type JsonValue,
+  type JsonValueSchema,
   type ListSchema,
   type NullableSchema,
   type OptionalKeys,

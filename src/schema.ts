@@ -21,7 +21,13 @@ export type TypeSchema =
   /** A dict with string keys. */
   | { readonly kind: "dict"; readonly of: TypeSchema }
   /** Ordered named fields. */
-  | { readonly kind: "struct"; readonly fields: readonly StructField[] };
+  | { readonly kind: "struct"; readonly fields: readonly StructField[] }
+  /**
+   * Any JSON value: None, bool, int, float, str, and lists and string-keyed dicts of JSON values. For
+   * shapes a stricter descriptor cannot state (a gateway tool's union or open map); ints and floats
+   * both cross as JS numbers, an integral number in the safe range as an int.
+   */
+  | { readonly kind: "json" };
 
 /** One field of a struct descriptor. */
 export interface StructField {
@@ -43,6 +49,8 @@ export function kindWord(schema: TypeSchema): string {
       return kindWord(schema.of);
     case "struct":
       return "dict";
+    case "json":
+      return "a JSON value";
     default:
       return schema.kind;
   }

@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { budgetDetail, budgetError } from "../budgets.ts";
 import { CodeModeError } from "../errors.ts";
 import { varintLength } from "../executor/mod.ts";
 import { isPlainRecord, nullRecord, setOwn } from "../plain.ts";
@@ -68,6 +69,12 @@ export function valueTypeName(v: unknown): string {
  */
 type Step = string | number | { readonly key: string };
 
+/** The double that holds the integer `v` exactly, or `undefined` when it has none. */
+function exactFloat(v: bigint): number | undefined {
+  const x = Number(v);
+  return Number.isFinite(x) && BigInt(x) === v ? x : undefined;
+}
+
 function renderPath(root: string, steps: readonly Step[]): string {
   let p = root;
   for (let i = steps.length - 1; i >= 0; i--) {
@@ -83,13 +90,20 @@ function renderPath(root: string, steps: readonly Step[]): string {
 class PathFailure<C extends string> {
   /** Innermost step first. */
   readonly steps: Step[] = [];
-  constructor(readonly code: C, readonly render: (path: string) => string, readonly cause?: unknown) {}
+  constructor(
+    readonly code: C,
+    readonly render: (path: string) => string,
+    readonly cause?: unknown,
+    /** For `resource_limit`: the budget that ran out, named in the model's detail. */
+    readonly budget?: "maxValueDepth" | "maxValueBytes",
+  ) {}
 }
 
 type BindFailure = PathFailure<"invalid_arguments" | "resource_limit">;
 
 function bindFailure(code: "invalid_arguments" | "resource_limit", render: (p: string) => string) {
-  return new PathFailure(code, render);
+  // The only budget binding enforces is the depth of the argument map.
+  return new PathFailure(code, render, undefined, code === "resource_limit" ? "maxValueDepth" : undefined);
 }
 
 /** Adds `step` to a failure unwinding through a container. */
@@ -132,6 +146,17 @@ function bindValue(
       }
       return v === 0 ? 0 : v; // -0 is not an int
     case "float":
+      // An int is a float wherever the float holds it exactly (a bigint such as 2n ** 60n included).
+      if (typeof v === "bigint") {
+        const x = exactFloat(v);
+        if (x === undefined) {
+          throw bindFailure(
+            "invalid_arguments",
+            (p) => `argument ${p} must be a float; the int ${v} has no exact float value`,
+          );
+        }
+        return x;
+      }
       if (typeof v !== "number") throw bindWrong(schema, v, noneOk);
       if (!Number.isFinite(v)) {
         throw bindFailure("invalid_arguments", (p) => `argument ${p} must be a finite float`);
@@ -177,8 +202,23 @@ function bindValue(
     case "struct":
       if (!isPlainRecord(v)) throw bindWrong(schema, v, noneOk);
       return bindStruct(schema, v, level, maxDepth);
+    case "json":
+      // A JSON value binds as the stricter kind it is: containers hold JSON values again.
+      if (v === null || typeof v === "boolean") return v;
+      if (typeof v === "string") return v.toWellFormed();
+      if (typeof v === "bigint") return bindValue(INT, v, level, maxDepth);
+      // Past the safe range an integral number can only be a float (wire ints beyond it are bigints).
+      if (typeof v === "number") return bindValue(Number.isSafeInteger(v) ? INT : FLOAT, v, level, maxDepth);
+      if (Array.isArray(v)) return bindValue({ kind: "list", of: schema }, v, level, maxDepth);
+      if (isPlainRecord(v)) return bindValue({ kind: "dict", of: schema }, v, level, maxDepth);
+      throw bindWrong(schema, v, noneOk);
   }
 }
+
+const INT: TypeSchema = Object.freeze({ kind: "int" });
+const FLOAT: TypeSchema = Object.freeze({ kind: "float" });
+const STR: TypeSchema = Object.freeze({ kind: "str" });
+const BOOL: TypeSchema = Object.freeze({ kind: "bool" });
 
 function bindStruct(
   schema: StructSchema,
@@ -261,15 +301,21 @@ export function bindArguments(
     if (!(err instanceof PathFailure)) throw err;
     const failure = err as BindFailure;
     const message = `${name}: ${failure.render(renderPath("", failure.steps))}`;
-    const detail = failure.code === "invalid_arguments" ? escapeModelText(message) : undefined;
-    throw new CodeModeError(failure.code, message, detail === undefined ? {} : { detail });
+    const detail = failure.code === "invalid_arguments"
+      ? escapeModelText(message)
+      : budgetDetail("maxValueDepth", maxDepth, `${name} arguments`);
+    throw new CodeModeError(failure.code, message, { detail });
   }
 }
 
 type OutputFailure = PathFailure<"capability_failure" | "resource_limit">;
 
-function outputFailure(code: "capability_failure" | "resource_limit", render: (p: string) => string) {
-  return new PathFailure(code, render);
+function outputFailure(
+  code: "capability_failure" | "resource_limit",
+  render: (p: string) => string,
+  budget?: "maxValueDepth" | "maxValueBytes",
+) {
+  return new PathFailure(code, render, undefined, budget);
 }
 
 function describeJS(v: unknown): string {
@@ -314,7 +360,11 @@ class Conversion {
   }
 
   #tooBig(): OutputFailure {
-    return outputFailure("resource_limit", () => `result encodes to more than ${this.maxBytes} bytes`);
+    return outputFailure(
+      "resource_limit",
+      () => `result encodes to more than ${this.maxBytes} bytes`,
+      "maxValueBytes",
+    );
   }
 
   /** Charges `n` bytes of wire encoding. */
@@ -361,7 +411,11 @@ class Conversion {
 
   convert(schema: TypeSchema, v: unknown, level: number): unknown {
     if (level > this.maxDepth) {
-      throw outputFailure("resource_limit", (p) => `${p} is nested deeper than ${this.maxDepth} levels`);
+      throw outputFailure(
+        "resource_limit",
+        (p) => `${p} is nested deeper than ${this.maxDepth} levels`,
+        "maxValueDepth",
+      );
     }
     switch (schema.kind) {
       case "str":
@@ -383,10 +437,13 @@ class Conversion {
         this.#charge(1 + varintLength(Math.abs(n)));
         return n;
       }
-      case "float":
-        if (typeof v !== "number" || !Number.isFinite(v)) throw wrong("a finite float", v);
+      case "float": {
+        // A handler that computes an integral amount may return it as a bigint; it is the same float.
+        const x = typeof v === "bigint" ? exactFloat(v) : v;
+        if (typeof x !== "number" || !Number.isFinite(x)) throw wrong("a finite float", v);
         this.#charge(9);
-        return v;
+        return x;
+      }
       case "bool":
         if (typeof v !== "boolean") throw wrong(schema.kind, v);
         this.#charge(1);
@@ -402,7 +459,32 @@ class Conversion {
         return this.#dict(schema.of, v, level);
       case "struct":
         return this.#struct(schema, v, level);
+      case "json":
+        return this.#json(schema, v, level);
     }
+  }
+
+  /** A JSON value converts as the stricter kind it is (an absent value is None). */
+  #json(schema: TypeSchema, v: unknown, level: number): unknown {
+    if (v === null || v === undefined) {
+      this.#charge(1);
+      return null;
+    }
+    switch (typeof v) {
+      case "string":
+        return this.convert(STR, v, level);
+      case "boolean":
+        return this.convert(BOOL, v, level);
+      case "bigint":
+        return this.convert(INT, v, level);
+      case "number":
+        return this.convert(Number.isSafeInteger(v) ? INT : FLOAT, v, level);
+    }
+    if (Array.isArray(v) || ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+      return this.#list(schema, v, level);
+    }
+    if (v instanceof Map || isRecordLike(v)) return this.#dict(schema, v, level);
+    throw wrong("a JSON value", v);
   }
 
   #list(of: TypeSchema, v: unknown, level: number): unknown {
@@ -530,16 +612,25 @@ export function convertOutput(
 ): Record<string, unknown> {
   try {
     if (maxDepth < 1) {
-      throw outputFailure("resource_limit", () => `result is nested deeper than ${maxDepth} levels`);
+      throw outputFailure(
+        "resource_limit",
+        () => `result is nested deeper than ${maxDepth} levels`,
+        "maxValueDepth",
+      );
     }
     return new Conversion(maxDepth, maxBytes).convert(schema, value, 1) as Record<string, unknown>;
   } catch (err) {
     const failure = unreadable(err) as OutputFailure;
     const message = `${name}: invalid handler output: ${failure.render(renderPath("result", failure.steps))}`;
-    throw new CodeModeError(
-      failure.code,
-      message,
-      failure.cause === undefined ? {} : { cause: failure.cause },
-    );
+    if (failure.code === "resource_limit" && failure.budget !== undefined) {
+      // The program asked for too much data: name the budget so it can ask for less.
+      const value = failure.budget === "maxValueBytes" ? maxBytes : maxDepth;
+      throw budgetError(failure.budget, value, message, { where: `${name} result` });
+    }
+    // The handler's result is wrong, not the program: the model learns which capability, not why.
+    throw new CodeModeError(failure.code, message, {
+      detail: failure.code === "capability_failure" ? `${name}: invalid result` : undefined,
+      ...(failure.cause === undefined ? {} : { cause: failure.cause }),
+    });
   }
 }

@@ -22,7 +22,9 @@ import {
   resolveExecutor,
 } from "./executor_select.ts";
 import { type Limits, limitsProblems, resolveLimits, validateLimits } from "./limits.ts";
-import { Server } from "./server.ts";
+import { type ErrorHook, Server } from "./server.ts";
+import { WORKER_OPTIONS_DIAGNOSTIC, workerOptionsState } from "./worker_flags.ts";
+import { WorkerPool } from "../executor/mod.ts";
 import type { StructSchema } from "./types.ts";
 
 /** Options of one server build. The builder copies them when it is created. */
@@ -45,6 +47,16 @@ export interface BuilderOptions {
    * only bounds a sandbox that never reports ready, and must leave room for a cold module cache.
    */
   readonly probeTimeoutMs?: number;
+  /**
+   * Receives every failure of capability calls and executions with its full cause, the execution id,
+   * the capability and the subject (extension; see {@link ErrorHook}). Models never see any of it.
+   */
+  readonly onError?: ErrorHook;
+}
+
+/** Whether `choice` runs programs in Web Workers with permission options (the default does). */
+function usesWorkers(choice: unknown): boolean {
+  return choice === undefined || choice === "worker" || choice instanceof WorkerPool;
 }
 
 /**
@@ -56,6 +68,7 @@ export class Builder {
   readonly #disabled: unknown;
   readonly #limits: unknown;
   readonly #executor: unknown;
+  readonly #onError: unknown;
   readonly #probeTimeout: unknown;
   readonly #optionsProblem: string | undefined;
   readonly #checks: RegistrationCheck[] = [];
@@ -76,6 +89,7 @@ export class Builder {
       : options.limits;
     this.#executor = options.executor;
     this.#probeTimeout = options.probeTimeoutMs;
+    this.#onError = options.onError;
   }
 
   /**
@@ -118,6 +132,13 @@ export class Builder {
         ...executorProblems(this.#executor),
         ...probeTimeoutProblems(this.#probeTimeout),
       );
+      if (this.#onError !== undefined && typeof this.#onError !== "function") {
+        diagnostics.push("options.onError must be a function");
+      }
+      // Before any worker exists: without worker-options the first one would end the whole process.
+      if (usesWorkers(this.#executor) && workerOptionsState() === "missing") {
+        diagnostics.push(WORKER_OPTIONS_DIAGNOSTIC);
+      }
     }
     const result = buildCatalog(this.#checks, this.#disabled);
     diagnostics.push(...result.diagnostics);
@@ -135,6 +156,7 @@ export class Builder {
       limits,
       authorizer: this.#authorizer as Authorizer,
       executor,
+      onError: this.#onError as ErrorHook | undefined,
     });
   }
 }

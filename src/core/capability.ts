@@ -280,7 +280,7 @@ function canonicalRoot(value: unknown, path: string, diags: string[]): StructSch
   return schema as StructSchema;
 }
 
-const SCALARS = new Set(["str", "int", "float", "bool"]);
+const SCALARS = new Set(["str", "int", "float", "bool", "json"]);
 const WRAPPERS = new Set(["optional", "nullable", "list", "dict"]);
 
 /**

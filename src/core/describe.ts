@@ -55,6 +55,7 @@ export function notation(schema: TypeSchema, side: Side): string {
     case "int":
     case "float":
     case "bool":
+    case "json":
       return schema.kind;
     case "optional":
     case "nullable":

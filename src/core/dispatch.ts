@@ -16,10 +16,19 @@ import { raceAbort } from "../abort.ts";
 import { bindArguments, convertOutput } from "./binding.ts";
 import { CapabilityError, isModelSafeText } from "./capability.ts";
 import type { Catalog } from "./catalog.ts";
+import { budgetError } from "../budgets.ts";
 import { CodeModeError } from "../errors.ts";
 import { escapeModelText } from "../text.ts";
 import type { NativeDispatch } from "../executor/mod.ts";
 import type { Limits } from "./limits.ts";
+import {
+  activeContext,
+  type Context,
+  inSpan,
+  type Span,
+  type SpanAttributes,
+  withSpan,
+} from "./telemetry.ts";
 
 /** What one execution's dispatcher needs. */
 export interface DispatchOptions {
@@ -31,6 +40,22 @@ export interface DispatchOptions {
   readonly limits: Limits;
   /** The trusted subject of the execution. */
   readonly subject: Subject;
+  /** Told about every failed call with its full cause (the server adds the execution's identity). */
+  readonly onError?: (event: CallFailure) => void;
+  /** Where the call spans go: under the execution's span, with its attributes. */
+  readonly trace?: { readonly parent: Context; readonly attributes: SpanAttributes };
+}
+
+/** A failed call, for the host's error hook. */
+export interface CallFailure {
+  /** The classified error with its cause. */
+  readonly error: CodeModeError;
+  /** Its code. */
+  readonly code: CodeModeError["code"];
+  /** Which step failed. */
+  readonly phase: "authorize" | "handler" | "result";
+  /** The capability. */
+  readonly capability: { readonly id: string; readonly name: string };
 }
 
 function deniedInChain(err: unknown): boolean {
@@ -69,13 +94,22 @@ export function isPanic(err: unknown): boolean {
 
 const DETAIL_CODES = new Set(["invalid_arguments", "capability_failure", "invalid_program"]);
 
+/**
+ * The model detail of a capability failure: always the capability's name (a program may call many; the
+ * name is what the model wrote, so it leaks nothing), then the approved text, if any.
+ */
+function failureDetail(name: string, approved: string | undefined): string {
+  return approved === undefined ? name : `${name}: ${approved}`;
+}
+
 /** Classifies a handler failure. */
 export function classifyHandlerError(name: string, err: unknown): CodeModeError {
   if (err instanceof CodeModeError) {
     // A handler may classify its own failure (the gateway reports its policy denials this way).
-    const detail = err.detail !== undefined && DETAIL_CODES.has(err.code) && isModelSafeText(err.detail)
+    const approved = err.detail !== undefined && DETAIL_CODES.has(err.code) && isModelSafeText(err.detail)
       ? escapeModelText(err.detail)
       : undefined;
+    const detail = err.code === "capability_failure" ? failureDetail(name, approved) : approved;
     return new CodeModeError(err.code, `${name}: ${err.code.replaceAll("_", " ")}`, { cause: err, detail });
   }
   if (isDenied(err)) {
@@ -85,21 +119,48 @@ export function classifyHandlerError(name: string, err: unknown): CodeModeError 
     return new CodeModeError("internal", `${name}: handler raised a programming error`, { cause: err });
   }
   // Approved text still has its line separators and invisible characters escaped.
-  const detail = err instanceof CapabilityError && err.safeForModel && isModelSafeText(err.message)
+  const approved = err instanceof CapabilityError && err.safeForModel && isModelSafeText(err.message)
     ? escapeModelText(err.message)
     : undefined;
-  return new CodeModeError("capability_failure", `${name}: capability failed`, { cause: err, detail });
+  return new CodeModeError("capability_failure", `${name}: capability failed`, {
+    cause: err,
+    detail: failureDetail(name, approved),
+  });
 }
 
 /** Creates the dispatcher of one execution. It counts native calls itself (the worker is not trusted). */
 export function createDispatch(options: DispatchOptions): NativeDispatch {
-  const { catalog, authorizer, limits, subject } = options;
+  const { catalog, authorizer, limits, subject, onError } = options;
+  const parent = options.trace?.parent ?? activeContext();
+  const base = options.trace?.attributes ?? {};
   let calls = 0;
-  return async (capabilityIndex, args, signal) => {
+  return (capabilityIndex, args, signal) => {
+    const entry = Number.isInteger(capabilityIndex) ? catalog.entries[capabilityIndex] : undefined;
+    const attributes = entry === undefined
+      ? base
+      : { ...base, "codemode.capability.name": entry.name, "codemode.capability.id": entry.id };
+    return inSpan(
+      "codemode.call",
+      attributes,
+      parent,
+      (span) => oneCall(capabilityIndex, args, signal, span),
+    );
+  };
+
+  async function oneCall(
+    capabilityIndex: number,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    span: Span,
+  ): Promise<unknown> {
     if (signal.aborted) throw signal.reason;
     calls++;
     if (calls > limits.maxNativeCalls) {
-      throw new CodeModeError("resource_limit", `more than ${limits.maxNativeCalls} native calls`);
+      throw budgetError(
+        "maxNativeCalls",
+        limits.maxNativeCalls,
+        `more than ${limits.maxNativeCalls} native calls`,
+      );
     }
     const entry = Number.isInteger(capabilityIndex) ? catalog.entries[capabilityIndex] : undefined;
     if (entry === undefined) {
@@ -107,27 +168,45 @@ export function createDispatch(options: DispatchOptions): NativeDispatch {
     }
     const name = entry.name;
     const { input, canonical } = bindArguments(name, entry.input, args, limits.maxValueDepth);
+    const capability = { id: entry.id, name };
+    const failed = (phase: CallFailure["phase"], error: CodeModeError): CodeModeError => {
+      onError?.({ error, code: error.code, phase, capability });
+      return error;
+    };
 
-    try {
-      // Trusted code runs with the execution's subject installed, so `currentSubject()` works inside.
-      const verdict: unknown = await raceAbort<unknown>(
-        withSubject(subject, async () =>
-          await authorizer.authorize(
-            { subject, capabilityId: entry.id, capabilityName: name, arguments: canonical },
-            { signal },
-          )),
-        signal,
-      );
-      // Only "no value" allows: a policy that returns `false` meant to deny, so it must not pass.
-      if (verdict !== undefined && verdict !== true) {
-        throw new TypeError(
-          "authorizer resolved to a value; resolve to nothing to allow, throw DeniedError to deny",
-        );
-      }
-    } catch (err) {
-      if (signal.aborted) throw signal.reason;
-      throw classifyAuthorizerError(name, err);
-    }
+    await inSpan(
+      "codemode.authorize",
+      { "codemode.capability.name": name },
+      withSpan(span),
+      async (authz) => {
+        try {
+          // Trusted code runs with the execution's subject installed, so `currentSubject()` works inside.
+          const verdict: unknown = await raceAbort<unknown>(
+            withSubject(subject, async () =>
+              await authorizer.authorize(
+                { subject, capabilityId: entry.id, capabilityName: name, arguments: canonical },
+                { signal },
+              )),
+            signal,
+          );
+          // Only "no value" allows: a policy that returns `false` meant to deny, so it must not pass.
+          if (verdict !== undefined && verdict !== true) {
+            throw new TypeError(
+              "authorizer resolved to a value; resolve to nothing to allow, throw DeniedError to deny",
+            );
+          }
+          authz.setAttribute("codemode.authz.decision", "allow");
+        } catch (err) {
+          if (signal.aborted) throw signal.reason;
+          const error = classifyAuthorizerError(name, err);
+          authz.setAttribute(
+            "codemode.authz.decision",
+            error.code === "permission_denied" ? "deny" : "failure",
+          );
+          throw failed("authorize", error);
+        }
+      },
+    );
 
     let output: unknown;
     try {
@@ -140,9 +219,13 @@ export function createDispatch(options: DispatchOptions): NativeDispatch {
       );
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      throw classifyHandlerError(name, err);
+      throw failed("handler", classifyHandlerError(name, err));
     }
     // Size and depth are checked while converting, so an oversized result is refused before it is walked.
-    return convertOutput(name, entry.output, output, limits.maxValueDepth, limits.maxValueBytes);
-  };
+    try {
+      return convertOutput(name, entry.output, output, limits.maxValueDepth, limits.maxValueBytes);
+    } catch (err) {
+      throw err instanceof CodeModeError ? failed("result", err) : err;
+    }
+  }
 }

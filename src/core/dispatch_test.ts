@@ -101,12 +101,14 @@ Deno.test("approved handler details are escaped for the model", () => {
     "x.y",
     new CapabilityError("no such record\u2028see the docs\ufe0f", { safeForModel: true }),
   );
-  assert.equal(approved.detail, "no such record\\u2028see the docs\\ufe0f");
+  assert.equal(approved.detail, "x.y: no such record\\u2028see the docs\\ufe0f");
   const own = classifyHandlerError(
     "x.y",
     new CodeModeError("capability_failure", "x", { detail: "a\u2029b" }),
   );
-  assert.equal(own.detail, "a\\u2029b");
+  assert.equal(own.detail, "x.y: a\\u2029b");
+  // A plain failure still names the capability, never the cause.
+  assert.equal(classifyHandlerError("x.y", new Error("db password hunter2")).detail, "x.y");
 });
 
 Deno.test("a dispatch checks the result against maxValueBytes while converting it", async () => {

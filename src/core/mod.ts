@@ -6,7 +6,7 @@
  * @module
  */
 export { Builder, type BuilderOptions } from "./builder.ts";
-export { type ExecuteOptions, Server } from "./server.ts";
+export { type ErrorEvent, type ErrorHook, type ErrorPhase, type ExecuteOptions, Server } from "./server.ts";
 export {
   defaultServerExecutor,
   type ExecutorChoice,
@@ -24,6 +24,8 @@ export {
   type InferOutputShape,
   type InferShape,
   type IntSchema,
+  type JsonValue,
+  type JsonValueSchema,
   type ListSchema,
   type NullableSchema,
   type OptionalKeys,

@@ -7,7 +7,9 @@ import type { Authorizer, Subject } from "../../authz.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Description } from "./describe.ts";
 import { createDispatch } from "./dispatch.ts";
-import { CodeModeError } from "../errors.ts";
+import { activeContext, inSpan, withSpan } from "./telemetry.ts";
+import { budgetDetail, budgetError, formatCount } from "../budgets.ts";
+import { CodeModeError, type ErrorCode } from "../errors.ts";
 import type { ExecutionBudgets, Executor } from "../executor/mod.ts";
 import { executionBudgets, type Limits } from "./limits.ts";
 import type { SearchResponse } from "../search/mod.ts";
@@ -19,6 +21,46 @@ export interface ExecuteOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Where in an execution a failure happened. */
+export type ErrorPhase = "authorize" | "handler" | "result" | "execute";
+
+/**
+ * A failure as the host sees it, for {@link ErrorHook}: the full error with its trusted cause (a
+ * handler's own exception, a policy's crash), never shown to a model.
+ */
+export interface ErrorEvent {
+  /** The classified error, with its `cause` intact. */
+  readonly error: CodeModeError;
+  /** Its classification (`error.code`). */
+  readonly code: ErrorCode;
+  /** `authorize`, `handler` or `result` for one capability call; `execute` once per failed execution. */
+  readonly phase: ErrorPhase;
+  /** The execution's id (the same for its call failures and its final failure). */
+  readonly executionId: string;
+  /** The trusted subject of the execution. */
+  readonly subject: Subject;
+  /** The capability, for call failures. */
+  readonly capability?: { readonly id: string; readonly name: string };
+}
+
+/**
+ * Receives every failure of capability calls and executions, with the full cause. Called synchronously
+ * and must not throw (a throwing hook is ignored, so it can never change an execution's outcome).
+ */
+export type ErrorHook = (event: ErrorEvent) => void;
+
+/** Calls `hook` with `event`, ignoring anything it throws. */
+export function report(hook: ErrorHook | undefined, event: ErrorEvent): void {
+  if (hook === undefined) return;
+  try {
+    hook(event);
+  } catch {
+    // A broken hook must not turn a classified failure into another one.
+  }
+}
+
+let executions = 0;
+
 /** What a server is made of (see `Builder.build()`). */
 export interface ServerParts {
   /** The enabled capabilities. */
@@ -29,9 +71,17 @@ export interface ServerParts {
   readonly authorizer: Authorizer;
   /** Runs programs. */
   readonly executor: Executor;
+  /** Receives every failure with its cause (see {@link ErrorHook}). */
+  readonly onError?: ErrorHook;
 }
 
-const DETAIL_CODES = new Set(["invalid_program", "invalid_arguments", "capability_failure"]);
+// resource_limit details name a budget and its value: the host's public limits, never a cause.
+const DETAIL_CODES = new Set([
+  "invalid_program",
+  "invalid_arguments",
+  "capability_failure",
+  "resource_limit",
+]);
 
 function isTimeout(reason: unknown): boolean {
   return reason instanceof Error && reason.name === "TimeoutError";
@@ -47,6 +97,7 @@ export class Server {
   readonly #authorizer: Authorizer;
   readonly #executor: Executor;
   readonly #budgets: ExecutionBudgets;
+  readonly #onError: ErrorHook | undefined;
   #closing: Promise<void> | undefined;
 
   /** Assembles a server from validated parts; use `Builder.build()` instead. */
@@ -56,6 +107,7 @@ export class Server {
     this.#authorizer = parts.authorizer;
     this.#executor = parts.executor;
     this.#budgets = executionBudgets(this.#limits);
+    this.#onError = parts.onError;
   }
 
   /** The resolved limits of this server. */
@@ -99,31 +151,52 @@ export class Server {
     if (typeof source !== "string") throw new CodeModeError("invalid_program", "source must be a string");
     const bytes = utf8Length(source);
     if (bytes > this.#limits.maxSourceBytes) {
-      throw new CodeModeError(
-        "resource_limit",
+      throw budgetError(
+        "maxSourceBytes",
+        this.#limits.maxSourceBytes,
         `source is ${bytes} bytes; the limit is ${this.#limits.maxSourceBytes}`,
+        { where: `the program is ${formatCount(bytes)} bytes` },
       );
     }
     const trusted: Subject = Object.freeze({ id: subject.id });
-    const dispatch = createDispatch({
-      catalog: this.#catalog,
-      authorizer: this.#authorizer,
-      limits: this.#limits,
-      subject: trusted,
-    });
-    try {
-      return await this.#executor.run({
-        subjectId: trusted.id,
-        source,
-        budgets: this.#budgets,
-        capabilities: this.#catalog.stubs,
-        dispatch,
-        signal,
-        startedAt,
-      });
-    } catch (err) {
-      throw sanitize(err, signal);
-    }
+    // Process-unique and ordered, so an operator can join a call failure with its execution's end.
+    const executionId = `x${(++executions).toString(36)}-${Math.floor(startedAt).toString(36)}`;
+    const onError = this.#onError;
+    const attributes = { "codemode.subject": trusted.id, "codemode.execution_id": executionId };
+    return await inSpan(
+      "codemode.execute",
+      { ...attributes, "codemode.source_bytes": bytes },
+      activeContext(),
+      async (span) => {
+        const dispatch = createDispatch({
+          catalog: this.#catalog,
+          authorizer: this.#authorizer,
+          limits: this.#limits,
+          subject: trusted,
+          onError: onError === undefined
+            ? undefined
+            : (event) => report(onError, { ...event, executionId, subject: trusted }),
+          // Native calls arrive from the executor's message handlers: parent their spans explicitly.
+          trace: { parent: withSpan(span), attributes: { "codemode.execution_id": executionId } },
+        });
+        try {
+          return await this.#executor.run({
+            subjectId: trusted.id,
+            source,
+            budgets: this.#budgets,
+            capabilities: this.#catalog.stubs,
+            dispatch,
+            signal,
+            startedAt,
+          });
+        } catch (err) {
+          if (err instanceof CodeModeError) {
+            report(onError, { error: err, code: err.code, phase: "execute", executionId, subject: trusted });
+          }
+          throw sanitize(err, signal, this.#limits);
+        }
+      },
+    );
   }
 
   /** Ends the executor and its workers. Idempotent; `execute` fails with `internal` afterwards. */
@@ -143,20 +216,48 @@ function callerAbort(signal: AbortSignal): unknown {
   // A caller deadline is a resource limit that keeps the timeout as its cause, as the seed's
   // DeadlineExceeded is; a plain cancellation returns the reason itself.
   if (isTimeout(reason)) {
-    return new CodeModeError("resource_limit", "execution deadline exceeded", { cause: reason });
+    return new CodeModeError("resource_limit", "execution deadline exceeded", {
+      cause: reason,
+      detail: "the caller's deadline passed before the program finished",
+    });
   }
   return reason;
 }
 
-/** Projects an executor failure onto the public classification, dropping trusted causes. */
-export function sanitize(err: unknown, signal: AbortSignal | undefined): unknown {
+/**
+ * The detail of a `resource_limit` an executor raised without one: the process pool's heap cap (the
+ * engine's memory budget sized it) and a subject's full queue. Read from the host's own message, which
+ * the executor wrote; anything else keeps the bare "resource limit exceeded".
+ */
+function fallbackResourceDetail(err: CodeModeError, limits: Limits | undefined): string | undefined {
+  if (isTimeout(err.cause)) return budgetDetail("maxExecutionTime", limits?.maxExecutionTime);
+  if (/heap limit/.test(err.message)) return budgetDetail("maxMemoryBytes", limits?.maxMemoryBytes);
+  if (/executions of this subject are waiting/.test(err.message)) {
+    return "too many executions of this subject are already waiting: retry after the running ones finish";
+  }
+  return undefined;
+}
+
+function publicDetail(err: CodeModeError, limits: Limits | undefined): string | undefined {
+  if (!DETAIL_CODES.has(err.code)) return undefined;
+  const detail = typeof err.detail === "string"
+    ? err.detail
+    : err.code === "resource_limit"
+    ? fallbackResourceDetail(err, limits)
+    : undefined;
+  // Escaped here too: an executor or handler may have built the detail without the core's helpers.
+  return detail === undefined ? undefined : modelDetail(detail);
+}
+
+/**
+ * Projects an executor failure onto the public classification, dropping trusted causes. `limits` (the
+ * server's) names the budget of a `resource_limit` that arrived without a detail.
+ */
+export function sanitize(err: unknown, signal: AbortSignal | undefined, limits?: Limits): unknown {
   if (signal?.aborted) return callerAbort(signal);
   if (err instanceof CodeModeError) {
     return new CodeModeError(err.code, err.message, {
-      // Escaped here too: an executor or handler may have built the detail without the core's helpers.
-      detail: DETAIL_CODES.has(err.code) && typeof err.detail === "string"
-        ? modelDetail(err.detail)
-        : undefined,
+      detail: publicDetail(err, limits),
       cause: err.code === "resource_limit" && isTimeout(err.cause) ? err.cause : undefined,
     });
   }

@@ -88,6 +88,18 @@ export interface StructSchema<F extends StructShape = StructShape> {
   readonly "~shape"?: F;
 }
 
+/**
+ * Any JSON value (`None`, bool, int, float, str, list, dict with string keys, nested), for shapes no
+ * stricter descriptor states exactly. Its notation is `json`.
+ */
+export interface JsonValueSchema {
+  /** Kind tag. */
+  readonly kind: "json";
+}
+
+/** The JS value of a {@link JsonValueSchema}. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
 /** Flattens an intersection into one object type (for readable hover types). */
 export type Simplify<T> = { [K in keyof T]: T[K] } & unknown;
 
@@ -125,6 +137,7 @@ export type InferKnown<S extends TypeSchema> = S extends StrSchema ? string
   : S extends ListSchema<infer T> ? Infer<T>[]
   : S extends DictSchema<infer T> ? Record<string, Infer<T>>
   : S extends StructSchema<infer F> ? InferShape<F>
+  : S extends JsonValueSchema ? JsonValue
   : unknown;
 
 /** The JS value a handler may return for a struct built from field map `F`. */
@@ -154,12 +167,14 @@ export type InferOutputKnown<S extends TypeSchema> = S extends StrSchema ? strin
   : S extends DictSchema<infer T>
     ? Readonly<Record<string, InferOutput<T>>> | ReadonlyMap<string, InferOutput<T>> | null | undefined
   : S extends StructSchema<infer F> ? InferOutputShape<F>
+  : S extends JsonValueSchema ? JsonValue | undefined
   : unknown;
 
 const STR: StrSchema = Object.freeze({ kind: "str" });
 const INT: IntSchema = Object.freeze({ kind: "int" });
 const FLOAT: FloatSchema = Object.freeze({ kind: "float" });
 const BOOL: BoolSchema = Object.freeze({ kind: "bool" });
+const JSON_VALUE: JsonValueSchema = Object.freeze({ kind: "json" });
 
 /** The type builder namespace. */
 export interface TypeBuilder {
@@ -171,6 +186,8 @@ export interface TypeBuilder {
   float(): FloatSchema;
   /** A Boolean. */
   bool(): BoolSchema;
+  /** Any JSON value (`json` in discovery); use it only where no stricter type states the shape. */
+  json(): JsonValueSchema;
   /** A struct field that may be omitted or `None`; elsewhere the same as {@link TypeBuilder.nullable}. */
   optional<T extends TypeSchema>(of: T): OptionalSchema<T>;
   /** A value that may be `None`. */
@@ -192,6 +209,7 @@ export const t: TypeBuilder = Object.freeze({
   int: (): IntSchema => INT,
   float: (): FloatSchema => FLOAT,
   bool: (): BoolSchema => BOOL,
+  json: (): JsonValueSchema => JSON_VALUE,
   optional: <T extends TypeSchema>(of: T): OptionalSchema<T> => Object.freeze({ kind: "optional", of }),
   nullable: <T extends TypeSchema>(of: T): NullableSchema<T> => Object.freeze({ kind: "nullable", of }),
   list: <T extends TypeSchema>(of: T): ListSchema<T> => Object.freeze({ kind: "list", of }),

@@ -12,6 +12,7 @@ import {
   type Authorizer,
   Builder,
   CapabilityError,
+  type ErrorHook,
   type ExecutorChoice,
   type Limits,
   type Server,
@@ -407,6 +408,8 @@ export interface DemoServerOptions {
   readonly limits?: Partial<Limits>;
   /** Decides every native call (default `allowAll()`). */
   readonly authorizer?: Authorizer;
+  /** Receives every failure with its cause (the CLIs log them as JSON lines). */
+  readonly onError?: ErrorHook;
 }
 
 /** Builds a server holding only the demo catalog. */
@@ -415,6 +418,7 @@ export async function buildDemoServer(options: DemoServerOptions = {}): Promise<
     authorizer: options.authorizer ?? allowAll(),
     executor: options.executor,
     limits: options.limits,
+    onError: options.onError,
   });
   registerDemoCapabilities(builder);
   return await builder.build();

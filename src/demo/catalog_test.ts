@@ -122,7 +122,9 @@ Deno.test("demo failures are capability failures with a model-safe detail", asyn
     for (const [body, detail] of cases) {
       await assert.rejects(() => run(server, body), (err) => {
         assert.ok(isCodeModeError(err, "capability_failure"), String(err));
-        assert.equal(err.detail, detail);
+        // The detail names the failing capability first (the call's own dotted name).
+        const name = /return ([\w.]+)\(/.exec(body)![1];
+        assert.equal(err.detail, `${name}: ${detail}`);
         return true;
       });
     }

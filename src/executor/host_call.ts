@@ -8,16 +8,20 @@
  */
 import { CodeModeError } from "../errors.ts";
 import { utf8Length, WireFormatError, WireLimitError, type WireLimits, WireTypeError } from "./codec.ts";
-import type { ExecutionRequest } from "./contract.ts";
+import type { ExecutionBudgets, ExecutionRequest } from "./contract.ts";
 import { decodeArguments, decodeHostValue, encodeHostValue, outputSchema } from "./host_codec.ts";
 import { modelDetail } from "../text.ts";
-import type { RunOutcome } from "./protocol.ts";
+import { memoryBudget, type RunOutcome } from "./protocol.ts";
+import { budgetError, type BudgetName, formatCount, isBudgetName } from "../budgets.ts";
 
 /** The error of an execution that ran out of time: `resource_limit` caused by a `TimeoutError`. */
 export function deadlineError(maxExecutionTime: number): CodeModeError {
-  return new CodeModeError("resource_limit", `execution exceeded maxExecutionTime (${maxExecutionTime} ms)`, {
-    cause: new DOMException("execution deadline exceeded", "TimeoutError"),
-  });
+  return budgetError(
+    "maxExecutionTime",
+    maxExecutionTime,
+    `execution exceeded maxExecutionTime (${maxExecutionTime} ms)`,
+    { cause: new DOMException("execution deadline exceeded", "TimeoutError") },
+  );
 }
 
 /**
@@ -33,7 +37,9 @@ export function checkRequest(request: ExecutionRequest): void {
   if (request.source.length * 3 > max) {
     const bytes = utf8Length(request.source);
     if (bytes > max) {
-      throw new CodeModeError("resource_limit", `source is ${bytes} bytes; the limit is ${max}`);
+      throw budgetError("maxSourceBytes", max, `source is ${bytes} bytes; the limit is ${max}`, {
+        where: `the program is ${formatCount(bytes)} bytes`,
+      });
     }
   }
 }
@@ -82,7 +88,11 @@ export class NativeCallHost {
     const budgets = req.budgets;
     this.calls++;
     if (this.calls > budgets.maxNativeCalls) {
-      throw new CodeModeError("resource_limit", `more than ${budgets.maxNativeCalls} native calls`);
+      throw budgetError(
+        "maxNativeCalls",
+        budgets.maxNativeCalls,
+        `more than ${budgets.maxNativeCalls} native calls`,
+      );
     }
     const stub = Number.isInteger(cap) && cap >= 0 ? req.capabilities[cap] : undefined;
     if (stub === undefined) throw new SandboxViolation(`sandbox asked for unknown capability index ${cap}`);
@@ -93,7 +103,7 @@ export class NativeCallHost {
       decoded = decodeArguments(args, stub.input, this.#limits);
     } catch (e) {
       if (e instanceof WireLimitError) {
-        throw new CodeModeError("resource_limit", `${stub.name} arguments: ${e.message}`);
+        throw wireLimit(e, budgets, `${stub.name} arguments`);
       }
       if (e instanceof WireTypeError) {
         const detail = modelDetail(`${stub.name}: ${e.message}`);
@@ -116,24 +126,50 @@ export class NativeCallHost {
       bytes = encodeHostValue(output, this.#limits, outputSchema(stub), "result");
     } catch (e) {
       if (e instanceof WireLimitError) {
-        throw new CodeModeError("resource_limit", `${stub.name} result: ${e.message}`);
+        throw wireLimit(e, budgets, `${stub.name} result`);
       }
       if (e instanceof WireTypeError) {
         throw new CodeModeError("capability_failure", `${stub.name}: invalid result: ${e.message}`, {
           cause: e,
+          detail: `${stub.name}: invalid result`,
         });
       }
       throw internalError(`${stub.name}: result encoding failed`, e);
     }
     if (this.intermediateBytes + bytes.length > budgets.maxIntermediateValueBytes) {
-      throw new CodeModeError(
-        "resource_limit",
+      throw budgetError(
+        "maxIntermediateValueBytes",
+        budgets.maxIntermediateValueBytes,
         `native results exceed maxIntermediateValueBytes (${budgets.maxIntermediateValueBytes} bytes)`,
       );
     }
     this.intermediateBytes += bytes.length;
     return bytes;
   }
+}
+
+/** The host's value of `budget` (undefined for the engine's stack depth, which has no setting). */
+export function budgetValue(budget: BudgetName, budgets: ExecutionBudgets): number | undefined {
+  switch (budget) {
+    case "maxMemoryBytes":
+      return memoryBudget(budgets);
+    case "maxSourceBytes":
+    case "maxExecutionSteps":
+    case "maxExecutionTime":
+    case "maxNativeCalls":
+    case "maxValueDepth":
+    case "maxValueBytes":
+    case "maxIntermediateValueBytes":
+    case "maxIntBits":
+      return budgets[budget];
+    default:
+      return undefined;
+  }
+}
+
+function wireLimit(e: WireLimitError, budgets: ExecutionBudgets, where: string): CodeModeError {
+  const budget = e.limit === "depth" ? "maxValueDepth" : "maxValueBytes";
+  return budgetError(budget, budgets[budget], `${where}: ${e.message}`, { where });
 }
 
 /** How an execution ended, for the pool's reuse decision. */
@@ -186,7 +222,7 @@ export function judgeOutcome(
       return { value, reusable: true };
     } catch (e) {
       if (e instanceof WireLimitError) {
-        return { error: new CodeModeError("resource_limit", `final value: ${e.message}`), reusable: false };
+        return { error: wireLimit(e, budgets, "final value"), reusable: false };
       }
       if (e instanceof WireTypeError) {
         // Two keys that only invalid UTF-8 told apart: the program's mistake, not the sandbox's.
@@ -205,8 +241,18 @@ export function judgeOutcome(
       const detail = modelDetail(text(outcome.detail, message));
       return { error: new CodeModeError(code, detail, { detail }), reusable: true };
     }
-    case "resource":
-      return { error: new CodeModeError("resource_limit", message), reusable: false };
+    case "resource": {
+      // The sandbox names the budget (a closed set, checked), `final:` when main()'s result hit it; the
+      // value comes from the host's own budgets, never from the sandbox's text.
+      const code = typeof outcome.code === "string" ? outcome.code : "";
+      const final = code.startsWith("final:");
+      const name = final ? code.slice("final:".length) : code;
+      const budget: BudgetName | undefined = isBudgetName(name) ? name : undefined;
+      const error = budget === undefined
+        ? new CodeModeError("resource_limit", message)
+        : budgetError(budget, budgetValue(budget, budgets), message, final ? { where: "final value" } : {});
+      return { error, reusable: false };
+    }
     case "native": {
       if (nativeError === undefined || nativeError.code !== outcome.code) {
         return {

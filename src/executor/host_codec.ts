@@ -171,6 +171,9 @@ function encodeHost(w: WireWriter, v: unknown, schema: TypeSchema | undefined, l
         if (v === null || v === undefined) return w.byte(TAG_NONE);
         if (!isPlainRecord(v)) break;
         return encodeDict(w, v, schema.of, level);
+      case "json":
+        // Converted output holds only JSON data: it encodes as it is (a safe integer as an int).
+        return encodeHost(w, v, undefined, level);
       case "struct": {
         if (!isPlainRecord(v)) break;
         // Absent optional fields (and optional fields set to null) are omitted, as the output contract
@@ -381,6 +384,10 @@ function checkSchema(r: WireReader, schema: TypeSchema, level: number): unknown 
       if (tag !== TAG_DICT) return wrong();
       return checkStruct(r, schema.fields, level);
     }
+    case "json":
+      // Any wire value is JSON-shaped; the core's binding refuses non-finite floats.
+      r.pos = start;
+      return decodeHost(r, level);
   }
 }
 

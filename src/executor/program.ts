@@ -65,9 +65,35 @@ export class NativeFailure extends StarlarkError {
 
 /** A classified failure raised by the runner's own built-ins (passes through the engine untouched). */
 class RunFailure extends StarlarkError {
-  constructor(readonly kind: FailureKind, message: string, readonly detail?: string) {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    readonly detail?: string,
+    /** For `resource`: the budget's name (the host renders its value; see `src/budgets.ts`). */
+    readonly code?: string,
+  ) {
     super(message);
     this.name = "RunFailure";
+  }
+}
+
+/** The budget a wire limit stands for: the byte or the depth bound of crossing values. */
+function wireBudget(e: WireLimitError): string {
+  return e.limit === "depth" ? "maxValueDepth" : "maxValueBytes";
+}
+
+/**
+ * The budget an engine resource error stands for. The engine reports the integer-size cap as a memory
+ * error (both bound an allocation), so its message, which names `maxIntBits`, tells them apart.
+ */
+function engineBudget(e: ResourceError): string {
+  switch (e.resource) {
+    case "steps":
+      return "maxExecutionSteps";
+    case "depth":
+      return "maxStackDepth";
+    default:
+      return e.message.includes("maxIntBits") ? "maxIntBits" : "maxMemoryBytes";
   }
 }
 
@@ -115,7 +141,14 @@ function nativeBuiltin(stub: CapabilityStub, index: number): Builtin {
     }
     st.calls++;
     if (st.calls > st.budgets.maxNativeCalls) {
-      fail(new RunFailure("resource", `more than ${st.budgets.maxNativeCalls} native calls`));
+      fail(
+        new RunFailure(
+          "resource",
+          `more than ${st.budgets.maxNativeCalls} native calls`,
+          undefined,
+          "maxNativeCalls",
+        ),
+      );
     }
     let encoded: Uint8Array;
     try {
@@ -126,7 +159,7 @@ function nativeBuiltin(stub: CapabilityStub, index: number): Builtin {
         return fail(new RunFailure("arguments", msg, msg));
       }
       if (e instanceof WireLimitError) {
-        return fail(new RunFailure("resource", `${name} arguments: ${e.message}`));
+        return fail(new RunFailure("resource", `${name} arguments: ${e.message}`, undefined, wireBudget(e)));
       }
       throw e;
     }
@@ -142,7 +175,7 @@ function nativeBuiltin(stub: CapabilityStub, index: number): Builtin {
       return decodeStarValue(result, st.limits, thread);
     } catch (e) {
       if (e instanceof WireLimitError) {
-        return fail(new RunFailure("resource", `${name} result: ${e.message}`));
+        return fail(new RunFailure("resource", `${name} result: ${e.message}`, undefined, wireBudget(e)));
       }
       if (e instanceof WireFormatError) {
         return fail(new RunFailure("internal", `${name} result: ${e.message}`));
@@ -222,7 +255,61 @@ function evalDetail(e: EvalError): string {
   const frames = e.callStack.filter((f) => f.line > 0);
   const inner = frames[frames.length - 1];
   const where = inner === undefined ? "" : `${inner.filename}:${inner.line}:${inner.col}: in ${inner.name}: `;
-  return safeDetail(where + displayText(e.message));
+  const hint = RECURSIVE_CALL.test(e.message)
+    ? "recursion is off: rewrite it as a for loop over range(n), keeping state in a list or dict"
+    : undefined;
+  return withHint(safeDetail(where + displayText(e.message)), hint);
+}
+
+const RECURSIVE_CALL = /^function \S+ called recursively$/;
+
+/**
+ * Hints for Python habits, keyed by the reference parser's or resolver's bare message. The message
+ * itself stays the reference's, byte for byte (the golden suites compare it); the hint is added to the
+ * model's detail only, because "got '**', want newline" does not tell a Python writer what to do.
+ */
+const SYNTAX_HINTS: readonly (readonly [RegExp, string])[] = [
+  [/^got '\*\*', want /, "Starlark has no ** operator: use math.pow(x, y) for a float, or multiply"],
+  [
+    /^got (import|from), want /,
+    "there is no import: json, math and the capability namespaces are predeclared",
+  ],
+  [/^got class, want /, "there are no classes: use dicts, and functions that take them"],
+  [/^got try, want /, "there is no try/except: check first (k in d, d.get(k)); fail() stops the program"],
+  [/^got is, want /, "there is no 'is' operator: use == and != (x == None)"],
+  [/^got del, want /, "there is no del: use d.pop(k), list.pop(i) or list.remove(x), or build a new value"],
+  [/^got with, want /, "there is no with statement"],
+  [/^got yield, want /, "there are no generators: build a list and return it"],
+  [
+    /^got (global|nonlocal), want /,
+    "globals are frozen once the top level ran: keep state in locals or a dict",
+  ],
+  [/does not support while loops$/, "while loops are off: use a for loop over range(n) with a break"],
+  [/^undefined: (true|false)$/, "booleans are spelled True and False"],
+  [/^undefined: (null|nil|undefined)$/, "the null value is spelled None"],
+];
+
+const FINAL_TYPES =
+  " (main() returns None, bool, int, float, str, or lists, tuples and string-keyed dicts of them)";
+
+const F_STRING_HINT = 'there are no f-strings: use "total: %s" % x or "total: {}".format(x)';
+
+function withHint(detail: string, hint: string | undefined): string {
+  return hint === undefined ? detail : safeDetail(`${detail} (hint: ${hint})`);
+}
+
+/** The hint for a syntax or resolve error, if it looks like a Python habit. */
+function syntaxHint(e: StarlarkSyntaxError, source: string): string | undefined {
+  for (const [pattern, hint] of SYNTAX_HINTS) if (pattern.test(e.msg)) return hint;
+  // `f"..."` scans as the name f followed by a string: the parser then wants a newline.
+  if (e.msg.startsWith("got string literal, want ")) {
+    const line = source.split("\n", e.line)[e.line - 1] ?? "";
+    // The reference reports the position where the literal ends, so look for an f-prefixed quote
+    // anywhere before it on the line.
+    const before = line.slice(0, Math.max(0, e.col - 1));
+    if (/(^|[^\w])[rR]?[fF][rR]?["']/.test(before)) return F_STRING_HINT;
+  }
+  return undefined;
 }
 
 function checkMain(globals: Map<string, Value>): StarFunction {
@@ -287,7 +374,7 @@ export function runProgram(options: ProgramRunOptions): RunOutcome {
     state.inMain = false;
     return { ok: true, value: encodeFinalValue(result, limits), steps: thread.steps };
   } catch (e) {
-    return classify(e, state, thread.steps, interrupted);
+    return classify(e, state, thread.steps, interrupted, options.source);
   } finally {
     state.inMain = false;
   }
@@ -302,7 +389,13 @@ function failure(
   return { ok: false as const, kind, message, steps, ...extra };
 }
 
-function classify(e: unknown, state: RunState, steps: number, interrupted: string | undefined): RunOutcome {
+function classify(
+  e: unknown,
+  state: RunState,
+  steps: number,
+  interrupted: string | undefined,
+  source: string,
+): RunOutcome {
   if (e instanceof SuspendRun) return failure("suspended", e.message, steps);
   if (e instanceof NativeFailure) return failure("native", e.message, steps, { code: e.code });
   if (e instanceof ResourceError && e.resource === "cancelled") {
@@ -311,11 +404,14 @@ function classify(e: unknown, state: RunState, steps: number, interrupted: strin
   // The run's own failures normally arrive as themselves; the recorded one also survives any wrapping.
   const own = e instanceof RunFailure ? e : state.failure;
   if (own !== undefined) {
-    return failure(own.kind, own.message, steps, own.detail === undefined ? {} : { detail: own.detail });
+    return failure(own.kind, own.message, steps, {
+      ...(own.detail === undefined ? {} : { detail: own.detail }),
+      ...(own.code === undefined ? {} : { code: own.code }),
+    });
   }
-  if (e instanceof ResourceError) return failure("resource", e.message, steps);
+  if (e instanceof ResourceError) return failure("resource", e.message, steps, { code: engineBudget(e) });
   if (e instanceof StarlarkSyntaxError) {
-    const detail = safeDetail(displayText(e.message));
+    const detail = withHint(safeDetail(displayText(e.message)), syntaxHint(e, source));
     return failure("program", detail, steps, { detail });
   }
   if (e instanceof InternalError) return failure("internal", e.message, steps);
@@ -324,10 +420,17 @@ function classify(e: unknown, state: RunState, steps: number, interrupted: strin
     return failure("program", detail, steps, { detail });
   }
   if (e instanceof WireTypeError) {
-    const detail = safeDetail(`unsupported final value: ${displayText(e.message)}`);
+    // The codec names the value ("final value: unsupported type function"): say it once.
+    const what = displayText(e.message).replace(/^final value: /, "").replace(/^unsupported type /, "type ");
+    const detail = safeDetail(
+      `unsupported final value: ${what}${what.startsWith("type ") ? FINAL_TYPES : ""}`,
+    );
     return failure("program", detail, steps, { detail });
   }
-  if (e instanceof WireLimitError) return failure("resource", `final value: ${e.message}`, steps);
+  if (e instanceof WireLimitError) {
+    // `final:` tells the host the budget was hit by main()'s result (see host_call.ts judgeOutcome).
+    return failure("resource", `final value: ${e.message}`, steps, { code: `final:${wireBudget(e)}` });
+  }
   return failure("internal", e instanceof Error ? `${e.name}: ${e.message}` : String(e), steps);
 }
 

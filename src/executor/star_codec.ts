@@ -3,8 +3,9 @@
  * worker-side binding of a native call's keyword arguments against the capability's input schema.
  *
  * Binding rules (the seed's): keyword arguments only, exact names, every required field present, and
- * exact types — no int→float coercion, a bool is not an int, ints within ±(2^53−1), floats finite,
- * `None` only where the field is optional or nullable. An omitted optional and an explicit `None` are the
+ * exact types — a bool is not an int, ints within ±(2^53−1), floats finite, `None` only where the field
+ * is optional or nullable — with one widening: an int is accepted for a float when the float holds it
+ * exactly (models write `amount=100`, and `sum([])` is the int `0`); it crosses as that float. An omitted optional and an explicit `None` are the
  * same: the key is left out of the encoded map.
  *
  * @module
@@ -79,6 +80,12 @@ function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean)
       if (typeof v !== "number") wrong();
       return;
     case "float":
+      if (typeof v === "number" || typeof v === "bigint") {
+        if (exactFloat(v) === undefined) {
+          throw new BindError(`argument ${path} must be a float; the int ${v} has no exact float value`);
+        }
+        return;
+      }
       if (!(v instanceof Float)) return wrong();
       if (!Number.isFinite(v.value)) throw new BindError(`argument ${path} must be a finite float`);
       return;
@@ -100,6 +107,8 @@ function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean)
         checkValue(schema.of, value, `${path}[${quote(key)}]`, false);
       }
       return;
+    case "json":
+      return checkJson(v, path, 0);
     case "struct": {
       if (!(v instanceof Dict)) return wrong();
       const fields = new Map<string, Value>();
@@ -113,6 +122,43 @@ function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean)
       return;
     }
   }
+}
+
+/**
+ * Deepest JSON value checked here. The encoder's `maxValueDepth` refuses deep values as a resource limit;
+ * this bound only keeps a self-containing list (`x.append(x)`) from recursing without end.
+ */
+const MAX_JSON_CHECK_DEPTH = 1_000;
+
+function checkJson(v: Value, path: string, depth: number): void {
+  if (depth > MAX_JSON_CHECK_DEPTH) {
+    throw new BindError(`argument ${path} is nested deeper than ${MAX_JSON_CHECK_DEPTH} levels`);
+  }
+  if (v === null || typeof v === "boolean" || typeof v === "string" || typeof v === "number") return;
+  if (typeof v === "bigint") {
+    throw new BindError(`argument ${path} is out of range (ints must be within ±9007199254740991)`);
+  }
+  if (v instanceof Float) {
+    if (!Number.isFinite(v.value)) throw new BindError(`argument ${path} must be a finite float`);
+    return;
+  }
+  if (v instanceof List || v instanceof Tuple) {
+    const elems = v.elems;
+    for (let i = 0; i < elems.length; i++) checkJson(elems[i], `${path}[${i}]`, depth + 1);
+    return;
+  }
+  if (v instanceof Dict) {
+    for (const { key, value } of v.map.values()) {
+      if (typeof key !== "string") {
+        throw new BindError(`argument ${path} must have string keys, not ${typeName(key)}`);
+      }
+      checkJson(value, `${path}[${quote(key)}]`, depth + 1);
+    }
+    return;
+  }
+  throw new BindError(
+    `argument ${path} must be a JSON value (None, bool, int, float, str, list or dict), not ${typeName(v)}`,
+  );
 }
 
 function checkFields(fields: readonly StructField[], given: Map<string, Value>, prefix: string): void {
@@ -137,8 +183,26 @@ function checkFields(fields: readonly StructField[], given: Map<string, Value>, 
   }
 }
 
+/**
+ * The float that holds the int `v` exactly, or `undefined`. Engine ints that are JS numbers are safe
+ * integers, so always exact; a bigint is exact when converting it to a double and back is lossless
+ * (`2**60` is, `2**53 + 1` is not).
+ */
+export function exactFloat(v: number | bigint): number | undefined {
+  if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
+  const x = Number(v);
+  return Number.isFinite(x) && BigInt(x) === v ? x : undefined;
+}
+
 function encodeBound(w: WireWriter, schema: TypeSchema, v: Value, level: number): void {
   switch (schema.kind) {
+    case "float":
+      // An int bound to a float crosses as the float (checkValue proved it exact).
+      if (typeof v === "number" || typeof v === "bigint") {
+        w.depth(level);
+        return w.float(exactFloat(v)!);
+      }
+      break;
     case "optional":
     case "nullable":
       if (v !== null) return encodeBound(w, schema.of, v, level);

@@ -71,7 +71,11 @@ Deno.test("star codec: binding failures are model-safe messages", () => {
   assert.match(bindError([["key", 1]]), /argument key must be str, not int/);
   assert.match(bindError([["key", "a"], ["limit", true]]), /argument limit must be int or None, not bool/);
   assert.match(bindError([["key", "a"], ["limit", new Float(3)]]), /must be int or None, not float/);
-  assert.match(bindError([["key", "a"], ["ratio", 3]]), /argument ratio must be float or None, not int/);
+  assert.match(
+    bindError([["key", "a"], ["ratio", 2n ** 53n + 1n]]),
+    /ratio must be a float; the int 9007199254740993 has no exact float value/,
+  );
+  assert.match(bindError([["key", "a"], ["ratio", "3"]]), /argument ratio must be float or None, not string/);
   assert.match(bindError([["key", "a"], ["on", 1]]), /must be bool or None, not int/);
   assert.match(bindError([["key", "a"], ["limit", 2n ** 60n]]), /out of range/);
   assert.match(bindError([["key", "a"], ["ratio", new Float(Infinity)]]), /finite float/);
@@ -221,4 +225,19 @@ Deno.test("star codec: engine text in messages follows the one invalid-UTF-8 rul
   assert.equal(displayText("already € é"), "already € é", "a JS string with chars above U+00FF passes");
   // A kwarg name holding invalid UTF-8 is named readably, with the same replacement.
   assert.match(bindError([["k\xff", "v"]]), /unexpected keyword argument "k\ufffd"/);
+});
+
+Deno.test("star codec: an int binds to a float exactly, and crosses as a float", () => {
+  // decodeArguments refuses an int tag for a float field, so passing proves the wire carries a float.
+  assert.deepEqual(bind([["key", "a"], ["ratio", 100]]), { key: "a", ratio: 100 });
+  assert.deepEqual(bind([["key", "a"], ["ratio", 0]]), { key: "a", ratio: 0 });
+  assert.deepEqual(bind([["key", "a"], ["ratio", -7]]), { key: "a", ratio: -7 });
+  assert.deepEqual(bind([["key", "a"], ["ratio", 2n ** 60n]]), { key: "a", ratio: 2 ** 60 });
+  assert.deepEqual(bind([["key", "a"], ["ratio", -(2n ** 1000n)]]), { key: "a", ratio: -(2 ** 1000) });
+  // Too big for a double at all, and odd past 2^53: no exact float, so refused rather than rounded.
+  assert.match(bindError([["key", "a"], ["ratio", 2n ** 1024n]]), /has no exact float value/);
+  assert.match(bindError([["key", "a"], ["ratio", 2n ** 60n + 1n]]), /has no exact float value/);
+  // The widening is for floats only: a float is still not an int, a bool still not a float.
+  assert.match(bindError([["key", "a"], ["limit", new Float(3)]]), /must be int or None, not float/);
+  assert.match(bindError([["key", "a"], ["ratio", true]]), /must be float or None, not bool/);
 });

@@ -10,10 +10,19 @@ import { type GatewayConfig, sameDownstream, secretValues } from "./config/mod.t
 import { type Catalog, GatewayError, type Identity, type JsonValue, type Result } from "./domain/mod.ts";
 import { DownstreamRegistry, type DownstreamState } from "./downstream/mod.ts";
 import { ClientKeys, type EdgeSettings, HostCheck, HttpEdge, OriginCheck } from "./http/mod.ts";
-import { type CallOptions, Pipeline, type PipelineSettings } from "./pipeline/mod.ts";
+import {
+  type CallAuthorizerPort,
+  type CallOptions,
+  Pipeline,
+  type PipelineSettings,
+} from "./pipeline/mod.ts";
+import { isDenied } from "../../authz.ts";
+import { loadRegoAuthorizer } from "../../authz/rego.ts";
 import { Policy } from "./policy/mod.ts";
 import { Redactor } from "./redact/mod.ts";
 import { buildParts, type GatewayParts } from "./parts.ts";
+import { answerCodeModeTool, CodeModeService, codeModeTools, isCodeModeTool } from "./codemode/mod.ts";
+import type { ServeMode } from "./config/mod.ts";
 
 /** Options of {@link Gateway.create}. */
 export interface GatewayOptions {
@@ -41,6 +50,11 @@ export interface GatewayOptions {
    * downstream's name). Default: dropped.
    */
   readonly logDownstreamStderr?: boolean;
+  /**
+   * Where code-mode programs run (default: permission-less child processes when the gateway may spawn
+   * them, else zero-permission workers).
+   */
+  readonly codeModeSandbox?: "process" | "worker" | "inline";
 }
 
 /** What {@link Gateway.reload} changed. */
@@ -75,11 +89,40 @@ export interface ServeAddresses {
   readonly metricsUrl?: string;
 }
 
-function pipelineSettings(config: GatewayConfig): PipelineSettings {
+function pipelineSettings(
+  config: GatewayConfig,
+  authorizer: CallAuthorizerPort | undefined,
+): PipelineSettings {
   return {
     policy: new Policy(config.policy.clients),
     redactor: new Redactor({ secrets: secretValues(config), patterns: config.redaction.patterns }),
     maxResultBytes: config.redaction.maxResultBytes,
+    // Always present, so a reload that drops the authorizer replaces it with none.
+    authorizer,
+  };
+}
+
+/**
+ * Loads the Rego authorizer of `config`, if any: its input document is the CodeMode one, with the
+ * client as subject and the namespaced tool name as capability id and name, for passthrough and native
+ * calls alike. Throws (a missing file, a policy that does not load) so a bad file never half-applies.
+ */
+async function loadCallAuthorizer(config: GatewayConfig): Promise<CallAuthorizerPort | undefined> {
+  const rego = config.authz?.rego;
+  if (rego === undefined) return undefined;
+  const authorizer = await loadRegoAuthorizer(await Deno.readFile(rego.policy), { decision: rego.decision });
+  return {
+    decide: async (call, signal) => {
+      try {
+        await authorizer.authorize(
+          { subject: call.client, capabilityId: call.name, capabilityName: call.name, arguments: call.args },
+          { signal },
+        );
+      } catch (err) {
+        if (isDenied(err)) throw new GatewayError("denied", "rego: denied", { cause: err });
+        throw err;
+      }
+    },
   };
 }
 
@@ -131,6 +174,8 @@ export class Gateway {
   readonly #parts: GatewayParts;
   readonly #pipeline: Pipeline;
   readonly #edge: HttpEdge;
+  readonly #codemode: CodeModeService;
+  #codeModeTools: { limits: unknown; tools: ReturnType<typeof codeModeTools> } | undefined;
   readonly #inFlight = new Set<AbortController>();
   readonly #idle: (() => void)[] = [];
   readonly #servers: Deno.HttpServer[] = [];
@@ -142,13 +187,14 @@ export class Gateway {
     options: GatewayOptions,
     registry: DownstreamRegistry,
     parts: GatewayParts,
+    authorizer: CallAuthorizerPort | undefined,
   ) {
     this.#config = config;
     this.#options = options;
     this.#registry = registry;
     this.#parts = parts;
     const metrics = parts.metrics;
-    const settings = pipelineSettings(config);
+    const settings = pipelineSettings(config, authorizer);
     this.#pipeline = new Pipeline({
       ...settings,
       dispatcher: this.#registry,
@@ -157,8 +203,25 @@ export class Gateway {
       resilience: this.#parts.resilience,
       observer: metrics,
     });
+    this.#codemode = new CodeModeService({
+      listTools: (clientId) => this.listTools(clientId),
+      // Any change of the downstream catalog or of the policy makes every client's server stale.
+      versions: () => [this.#registry.catalog, this.#pipeline.settings.policy],
+      callTool: (clientId, name, args, opts) => this.callTool(clientId, name, args, opts),
+      redact: (value) => this.#pipeline.settings.redactor.redactValue(value).value,
+      log: options.log ?? ((line: string) => console.error(line)),
+    }, { limits: config.codemode, sandbox: options.codeModeSandbox });
     this.#edge = new HttpEdge({
       surface: {
+        localTools: (client) => {
+          const mode = this.modeOf(client.id);
+          if (mode === "passthrough") return undefined;
+          return { tools: this.#localTools(), catalog: mode === "both" };
+        },
+        callLocalTool: (client, name, args, signal) =>
+          isCodeModeTool(name)
+            ? answerCodeModeTool(this.#codemode, client.id, name, args, signal)
+            : Promise.reject(new GatewayError("unknown_tool")),
         listTools: (client) => this.listTools(client.id),
         callTool: (client, name, args, opts) => this.callTool(client.id, name, args, opts),
         mayNotify: (client, name) => {
@@ -186,6 +249,7 @@ export class Gateway {
    */
   static async create(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
     const log = options.log ?? ((line: string) => console.error(line));
+    const authorizer = await loadCallAuthorizer(config);
     // Operator lines are redacted too (a downstream may print its own secret); the redactor in force
     // is the pipeline's, known once the gateway exists.
     let redactor: () => { redactText(text: string): { value: string } } | undefined = () => undefined;
@@ -211,7 +275,7 @@ export class Gateway {
       },
       onStderr: options.logDownstreamStderr ? stderrLines(log, redact) : undefined,
     });
-    const gateway = new Gateway(config, options, registry, parts);
+    const gateway = new Gateway(config, options, registry, parts, authorizer);
     redactor = () => gateway.#pipeline.settings.redactor;
     try {
       await registry.apply(config.downstreams);
@@ -240,6 +304,36 @@ export class Gateway {
   /** The `fetch`-style HTTP handler (the same one {@link Gateway.serve} listens with). */
   get handler(): (request: Request) => Promise<Response> {
     return this.#edge.handle;
+  }
+
+  /** How `clientId` is served: its own `mode`, else the top-level one. */
+  modeOf(clientId: string): ServeMode {
+    return this.#config.clients.find((c) => c.id === clientId)?.mode ?? this.#config.mode;
+  }
+
+  /** The three code-mode tool definitions for the limits in force (rebuilt when a reload changes them). */
+  #localTools(): ReturnType<typeof codeModeTools> {
+    const limits = this.#codemode.limits;
+    const cached = this.#codeModeTools;
+    if (cached !== undefined && cached.limits === limits) return cached.tools;
+    this.#codeModeTools = { limits, tools: codeModeTools(limits) };
+    return this.#codeModeTools.tools;
+  }
+
+  /**
+   * Runs a code-mode program as `clientId` over the tools it may call (whatever its `mode`; the HTTP
+   * edge offers `execute` only to clients in `codemode` or `both`). Each native call runs the whole
+   * pipeline and is audited with the returned execution id. Rejects with a `CodeModeError`.
+   */
+  execute(
+    clientId: string,
+    source: string,
+    signal?: AbortSignal,
+  ): Promise<{ readonly value: unknown; readonly executionId: string }> {
+    if (!this.#accepting) {
+      return Promise.reject(new GatewayError("unavailable", "the gateway is shutting down"));
+    }
+    return this.#codemode.execute(clientId, source, signal);
   }
 
   /** The tools `clientId` may call, as its `tools/list` shows them. */
@@ -314,6 +408,8 @@ export class Gateway {
    */
   async reload(next: GatewayConfig): Promise<ReloadOutcome> {
     const prev = this.#config;
+    // Loaded first: a policy that does not load rejects the reload before anything changed.
+    const authorizer = await loadCallAuthorizer(next);
     const ignored: string[] = [];
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     if (!same(prev.listen, next.listen)) ignored.push("listen");
@@ -329,8 +425,11 @@ export class Gateway {
       before.delete(d.name);
     }
     // Policy and redaction switch first, so no call starts against a removed downstream's rules.
-    this.#pipeline.reconfigure(pipelineSettings(next));
+    this.#pipeline.reconfigure(pipelineSettings(next, authorizer));
     this.#edge.reconfigure(edgeSettings(next));
+    if (JSON.stringify(prev.codemode) !== JSON.stringify(next.codemode)) {
+      this.#codemode.reconfigure({ limits: next.codemode });
+    }
     this.#parts.reconfigure(next, [...restarted, ...before.keys()]);
     this.#config = { ...next, listen: prev.listen, metricsListen: prev.metricsListen, audit: prev.audit };
     await this.#registry.apply(next.downstreams);
@@ -370,6 +469,8 @@ export class Gateway {
       await this.#drained(1_000);
     }
     await shutdowns;
+    // Programs still running lose their sandboxes; their native calls are refused from here on.
+    await this.#codemode.close();
     try {
       // Resolves once every child process group of this gateway has ended.
       await this.#registry.close();

@@ -15,9 +15,11 @@ export {
 export {
   type AuditConfig,
   type AuditSinkConfig,
+  type AuthzConfig,
   type BreakerConfig,
   type ClientConfig,
   type ClientPolicyConfig,
+  type CodeModeLimitsConfig,
   ConfigError,
   type ConfigProblem,
   type DownstreamBase,
@@ -33,6 +35,7 @@ export {
   readConfigFile,
   type RedactionConfig,
   type RedactionPatternConfig,
+  type ServeMode,
   type SessionMode,
   type StdioDownstreamConfig,
 } from "./config/mod.ts";

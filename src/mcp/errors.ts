@@ -23,10 +23,15 @@ export const ERROR_TEXTS: Readonly<Record<ErrorCode, string>> = Object.freeze({
 /** The text of a call that was cancelled by the client (the SDK usually drops the answer). */
 export const CANCELLED_TEXT = "request cancelled";
 
-/** The codes whose text may be followed by `: ` and the error's approved detail. */
+/**
+ * The codes whose text may be followed by `: ` and the error's approved detail. A `resource_limit`
+ * detail names the budget and its value (`maxNativeCalls exceeded (limit: 100 capability calls): ...`):
+ * the host's public limits, which the model needs to fix its program.
+ */
 export const DETAIL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "invalid_program",
   "invalid_arguments",
+  "resource_limit",
   "capability_failure",
 ]);
 
@@ -49,7 +54,8 @@ function cleanDetail(detail: unknown): string | undefined {
 
 /**
  * The model-facing text of a failure: the fixed text of its code, with `: detail` only for
- * `invalid_program`, `invalid_arguments` and `capability_failure` errors that carry a detail. Anything
+ * `invalid_program`, `invalid_arguments`, `resource_limit` and `capability_failure` errors that carry a
+ * detail. Anything
  * that is not a `CodeModeError` reads as `internal error`; a failure caused by cancellation reads as
  * {@link CANCELLED_TEXT}.
  */

@@ -9,7 +9,7 @@
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { type Subject, withSubject } from "../../authz.ts";
+import { currentSubject, type Subject, withSubject } from "../../authz.ts";
 import { CodeModeError } from "../errors.ts";
 import { type ApiKey, bearerToken, KeyChecker } from "./keys.ts";
 import { type McpServerOptions, prepareTools } from "./server.ts";
@@ -323,8 +323,10 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
         scopes: [],
         extra: { authentication: keys === undefined ? "loopback" : "api-key" },
       };
+      // A subject the host's own middleware installed around this handler is kept, so `contextSubject()`
+      // reads it; the key's subject still reaches the default resolver through `authInfo`.
       const response = await withSubject(
-        subject,
+        currentSubject() ?? subject,
         () => transport.handleRequest(request, { authInfo, parsedBody }),
       );
       const headers = new Headers(response.headers);

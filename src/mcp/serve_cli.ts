@@ -11,9 +11,6 @@
  *
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import process from "node:process";
 import { buildDemoServer } from "../demo/mod.ts";
 import { isCodeModeError } from "../errors.ts";
 import { ProcessPool, WorkerPool } from "../executor/mod.ts";
@@ -28,8 +25,9 @@ import {
   splitHost,
 } from "./http.ts";
 import { API_KEYS_ENV, type ApiKey, parseApiKeys } from "./keys.ts";
-import { createMcpServer } from "./server.ts";
-import { deferredService, type Service, staticSubject } from "./service.ts";
+import { serveStdio as serveStdioSession } from "./stdio.ts";
+import { jsonLogHook } from "./log.ts";
+import { deferredService, staticSubject } from "./service.ts";
 import { defaultLimits } from "../core/mod.ts";
 
 /** Parsed command line. */
@@ -71,7 +69,9 @@ Options:
   --http HOST:PORT        serve stateless Streamable HTTP instead (e.g. 127.0.0.1:8787, [::1]:8787)
   --path PATH             MCP endpoint path (default /mcp); GET /healthz answers {"status":"ok"}, or 503
                           {"status":"degraded"} while a sandbox that did not stop holds a slot
-  --allowed-host HOST     accepted Host header (repeatable; "name" = any port, "name:port" exact, "*" any)
+  --allowed-host HOST     also accept this Host header (repeatable; "name" = any port, "name:port"
+                          exact, "*" any); always added to the defaults: the loopback names at the
+                          bound port (for 127.0.0.1, ::1 and 0.0.0.0/::) or the bound address
   --allowed-origin ORIGIN accepted browser Origin, e.g. https://app.example.com (repeatable)
   --subject ID            subject of the stdio user and of keyless loopback HTTP (default "local")
   --executor KIND         where programs run: process (permission-less, heap-capped child processes
@@ -163,12 +163,24 @@ function hostEntry(hostname: string, port: number): string {
   return hostname.includes(":") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
 }
 
-/** The Host values a server bound to `hostname:port` accepts when none are configured. */
+/**
+ * The Host values a server bound to `hostname:port` always accepts: the loopback names at the port for
+ * a loopback or wildcard address (a wildcard server answers local clients too, and cannot know which
+ * names remote clients use: they are added with `--allowed-host`), else the bound address itself.
+ */
 export function defaultAllowedHosts(hostname: string, port: number): string[] {
-  if (isLoopbackHostname(hostname)) {
+  if (isLoopbackHostname(hostname) || isWildcard(hostname)) {
     return [hostEntry("localhost", port), hostEntry("127.0.0.1", port), hostEntry("::1", port)];
   }
-  return isWildcard(hostname) ? [] : [hostEntry(hostname, port)];
+  return [hostEntry(hostname, port)];
+}
+
+/**
+ * The Host allow-list of a server: the defaults plus every configured value. Configuring more hosts
+ * only ever allows more: a local client keeps working when a public name is added.
+ */
+export function serveAllowedHosts(hostname: string, port: number, configured: readonly string[]): string[] {
+  return [...new Set([...defaultAllowedHosts(hostname, port), ...configured])];
 }
 
 /** A running server and how to stop it. */
@@ -205,44 +217,13 @@ function lifecycle(pending: Promise<Server>, stop: () => Promise<void>): Lifecyc
   };
 }
 
-/** Wraps a service to know when no call is in flight. */
-function tracked(service: Service): { service: Service; idle(): Promise<void> } {
-  const inFlight = new Set<Promise<unknown>>();
-  const track = <T>(p: Promise<T>): Promise<T> => {
-    inFlight.add(p);
-    p.then(() => inFlight.delete(p), () => inFlight.delete(p));
-    return p;
-  };
-  return {
-    service: {
-      search: (query) => track(Promise.resolve().then(() => service.search(query))),
-      describe: (name) => track(Promise.resolve().then(() => service.describe(name))),
-      execute: (subject, source, options) => track(service.execute(subject, source, options)),
-    },
-    async idle() {
-      // A macrotask between checks lets messages already read reach the service (the SDK dispatches
-      // them in microtasks) and lets the SDK write the answers of settled calls.
-      const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
-      await tick();
-      while (inFlight.size > 0) {
-        await Promise.allSettled([...inFlight]);
-        await tick();
-      }
-    },
-  };
-}
-
 async function serveStdio(pending: Promise<Server>, args: ServeArgs): Promise<RunningServe> {
-  const calls = tracked(deferredService(pending));
-  const mcp = createMcpServer(calls.service, staticSubject({ id: args.subject }), {
+  // The session ends when stdin does, once the calls already made are answered; then the server closes.
+  const session = await serveStdioSession(deferredService(pending), staticSubject({ id: args.subject }), {
     limits: defaultLimits(),
   });
-  const life = lifecycle(pending, () => mcp.close());
-  mcp.onclose = () => void life.shutdown();
-  // The SDK's stdio transport does not notice the end of stdin. When the client is done sending, the
-  // calls it already made still get their answers (each is bounded by maxExecutionTime), then we stop.
-  process.stdin.once("end", () => void calls.idle().then(() => life.shutdown()));
-  await mcp.connect(new StdioServerTransport());
+  const life = lifecycle(pending, () => session.close());
+  void session.finished.then(() => life.shutdown());
   console.error(`codemode: MCP server on stdio (demo catalog, subject "${args.subject}")`);
   return { finished: life.finished, shutdown: life.shutdown };
 }
@@ -273,12 +254,10 @@ function serveHttp(
   }, (request, info) => late.handler!(request, info));
   // The port is known only once bound (port 0 picks one); no request can arrive before this line runs.
   const port = httpServer.addr.port;
-  const allowedHosts = configuredHosts.length > 0
-    ? configuredHosts
-    : defaultAllowedHosts(http.hostname, port);
+  const allowedHosts = serveAllowedHosts(http.hostname, port, configuredHosts);
   late.handler = createHttpHandler(deferredService(pending), {
     apiKeys,
-    allowedHosts: allowedHosts.length > 0 ? allowedHosts : undefined,
+    allowedHosts,
     allowedOrigins,
     path: args.path,
     anonymousSubject: args.subject,
@@ -292,7 +271,9 @@ function serveHttp(
     await httpServer.finished;
   });
   const mode = apiKeys.length > 0 ? `${apiKeys.length} API key(s)` : "no API keys: loopback only";
-  console.error(`codemode: MCP server listening on ${url} (${mode})`);
+  // Operators see which Host values pass: a 403 for a remote name is then no mystery.
+  const hostsShown = allowedHosts.includes("*") ? "any Host" : `Host ${allowedHosts.join(", ")}`;
+  console.error(`codemode: MCP server listening on ${url} (${mode}; accepting ${hostsShown})`);
   return { url, finished: life.finished, shutdown: life.shutdown };
 }
 
@@ -324,7 +305,7 @@ function setUpExecutor(args: ServeArgs): ExecutorSetup {
  */
 export async function serve(args: ServeArgs): Promise<RunningServe> {
   const setup = setUpExecutor(args);
-  const pending = buildDemoServer({ executor: setup.executor });
+  const pending = buildDemoServer({ executor: setup.executor, onError: jsonLogHook() });
   let running: RunningServe;
   try {
     running = args.http === undefined

@@ -11,13 +11,13 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/validation/types"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type Subject, withSubject } from "../../authz.ts";
-import { CodeModeError } from "../errors.ts";
+import { CodeModeError, isCodeModeError } from "../errors.ts";
 import type { Limits } from "../core/mod.ts";
 import { ERROR_TEXTS, errorText } from "./errors.ts";
 import { type AuthInfo, isResolver, isService, type Service, type SubjectResolver } from "./service.ts";
@@ -136,7 +136,10 @@ async function runTool(
       const r = await service.search(value);
       // Copy only the declared fields: the output schema allows no others.
       const results = r.results.map((x) => ({ name: x.name, signature: x.signature, summary: x.summary }));
-      return { results, truncated: r.truncated };
+      return typeof r.hint === "string" ? { results, truncated: r.truncated, hint: r.hint } : {
+        results,
+        truncated: r.truncated,
+      };
     }
     case "describe_api": {
       const d = await service.describe(value);
@@ -154,6 +157,23 @@ async function runTool(
       return { result: result === undefined ? null : result };
     }
   }
+}
+
+const tracer = trace.getTracer("codemode");
+
+/** Marks a tool call's span failed with the call's error code (the text the model got is not recorded). */
+function markFailed(span: Span, code: string): void {
+  span.setAttribute("codemode.error_code", code);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+}
+
+/**
+ * A JSON-RPC error whose message is exactly `message`. The SDK answers a thrown error with its `code`
+ * and `message`; an `McpError` bakes `MCP error -32602: ` into its message and the client's `McpError`
+ * adds the same prefix again, so a model would read it twice.
+ */
+function jsonRpcError(code: number, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
 }
 
 /**
@@ -189,20 +209,40 @@ export function prepareTools(
       server.setRequestHandler(ListToolsRequestSchema, () => listResult);
       server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
         const { name, arguments: args } = request.params;
-        if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, UNKNOWN_TOOL_TEXT);
+        if (!isToolName(name)) throw jsonRpcError(ErrorCode.InvalidParams, UNKNOWN_TOOL_TEXT);
         const value = singleStringArgument(name, args);
         if (value === undefined) return errorResult(BAD_ARGUMENT_TEXTS[name]);
-        const subject = await resolveSubject(resolver, extra);
-        if (subject === undefined) return errorResult(ERROR_TEXTS.unauthenticated);
-        try {
-          const structured = await withSubject(
-            subject,
-            () => runTool(service, name, value, subject, extra.signal),
-          );
-          return okResult(structured);
-        } catch (err) {
-          return errorResult(errorText(err, extra.signal));
-        }
+        // One span per tool call (Deno's built-in OpenTelemetry when OTEL_DENO=true; a no-op otherwise):
+        // the tool and, on failure, its code; never arguments, sources or results.
+        return await tracer.startActiveSpan(
+          "mcp.tools/call",
+          { attributes: { "mcp.tool.name": name } },
+          async (span) => {
+            try {
+              const subject = await resolveSubject(resolver, extra);
+              if (subject === undefined) {
+                markFailed(span, "unauthenticated");
+                return errorResult(ERROR_TEXTS.unauthenticated);
+              }
+              span.setAttribute("codemode.subject", subject.id);
+              try {
+                const structured = await withSubject(
+                  subject,
+                  () => runTool(service, name, value, subject, extra.signal),
+                );
+                return okResult(structured);
+              } catch (err) {
+                markFailed(
+                  span,
+                  isCodeModeError(err) ? err.code : extra.signal.aborted ? "cancelled" : "internal",
+                );
+                return errorResult(errorText(err, extra.signal));
+              }
+            } finally {
+              span.end();
+            }
+          },
+        );
       });
       return server;
     },

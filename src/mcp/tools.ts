@@ -70,6 +70,10 @@ const SEARCH_OUTPUT: JsonSchema = {
       },
     },
     truncated: { type: "boolean", description: "True when more capabilities matched than were returned" },
+    hint: {
+      type: "string",
+      description: "Only when nothing matched: the catalog's top-level namespaces, to search again with",
+    },
   },
   required: ["results", "truncated"],
   additionalProperties: false,
@@ -100,11 +104,31 @@ const EXECUTE_OUTPUT: JsonSchema = {
   additionalProperties: false,
 };
 
+/**
+ * The examples the tool descriptions show a model. Each is run against the demo catalog by the tests
+ * (`tests/mcp/examples_test.ts`), so none can drift into a call that fails: a search that finds
+ * something, a name that describes, and a program that returns a value.
+ */
+export const TOOL_EXAMPLES = Object.freeze({
+  /** Search queries quoted in the search_api description. */
+  searches: Object.freeze(["open orders", "customer orders"]),
+  /** The dotted name quoted in the describe_api input schema. */
+  describe: "crm.customer",
+  /** The one-call example quoted in the execute rules. */
+  call: 'crm.customer(id="c-101")',
+  /** The whole program quoted at the end of the execute description. */
+  program: `def main():
+    orders = shop.orders.list(status="open")["orders"]
+    return sorted([o["id"] for o in orders if o["total_eur"] > 100])`,
+});
+
 const SEARCH_DESCRIPTION = `Find the capabilities (functions) an execute program can call.
-Pass a few words about the task or the data, e.g. "overdue invoices" or "customer orders". Each result \
+Pass a few words about the task or the data, e.g. "${TOOL_EXAMPLES.searches[0]}" or \
+"${TOOL_EXAMPLES.searches[1]}". Each result \
 gives the exact dotted name, the keyword-only call signature and a summary; "truncated" is true when \
 more matched than were returned, so narrow the words. Matching is by whole words and word prefixes of 3+ \
-letters, without synonyms: when nothing matches, try other words.
+letters, without synonyms: when nothing matches, the answer lists the catalog's top-level namespaces; \
+search again with their words.
 Next: describe_api on the names you need, then one execute program.`;
 
 const DESCRIBE_DESCRIPTION = `Get the full contract of one capability before calling it: signature, \
@@ -127,8 +151,8 @@ function budgetsLine(limits: Partial<Limits> | undefined): string {
     formatLimit(limits?.maxNativeCalls, "capability calls"),
   ].filter((p): p is string => p !== undefined);
   const known = parts.length > 0 ? ` (here: at most ${parts.join(", ")})` : "";
-  return `- Hard budgets on source size, time, steps, capability calls and value sizes${known}; exceeding \
-one stops the program with "resource limit exceeded".`;
+  return `- Hard budgets on source size, time, steps, capability calls, memory and value sizes${known}; \
+exceeding one stops the program with "resource limit exceeded: " and the budget's name and value.`;
 }
 
 /** The description of the `execute` tool, mentioning the service's budgets when they are known. */
@@ -140,7 +164,7 @@ Rules:
 - Define def main(): with no parameters. Its return value is the result: None, bool, int, float, str, \
 list, tuple or dict with string keys, nested. print() output is discarded.
 - Call capabilities by their dotted name with keyword arguments only, exactly as describe_api shows: \
-crm.customer(id="c-1"). Positional arguments fail. A call returns a dict shaped like describe_api's \
+${TOOL_EXAMPLES.call}. Positional arguments fail. An int is accepted where a float is declared. A call returns a dict shaped like describe_api's \
 output fields (read them with r["field"]). Capabilities can only be called while main() runs.
 - Available: the Starlark builtins (len, range, enumerate, zip, sorted, reversed, min, max, any, all, \
 str, int, float, bool, list, dict, tuple, hasattr, getattr, type, repr, fail), sum(iterable, start=0), \
@@ -151,12 +175,10 @@ level, reassigning globals, and any file, network, clock or random access. Use f
 an error.
 ${budgetsLine(limits)}
 Failures come back as one short text: "invalid program: ..." (fix the code), "invalid arguments: ..." \
-(fix a call's keywords or types), "capability failed: ...", "capability not found", "permission denied", \
-"resource limit exceeded".
+(fix a call's keywords or types), "capability failed: <name>[: why]", "capability not found", \
+"permission denied", "resource limit exceeded: <budget> ...".
 Example:
-def main():
-    orders = shop.orders.list(status="open")
-    return sorted([o["id"] for o in orders["items"] if o["total"] > 100])`;
+${TOOL_EXAMPLES.program}`;
 }
 
 /** Options of {@link toolDefinitions}. */
@@ -175,7 +197,10 @@ export function toolDefinitions(options: ToolDefinitionOptions = {}): Tool[] {
       name: "search_api",
       title: "Search capabilities",
       description: d.search_api ?? SEARCH_DESCRIPTION,
-      inputSchema: oneString("query", 'A few words about the task or the data, e.g. "customer orders"'),
+      inputSchema: oneString(
+        "query",
+        `A few words about the task or the data, e.g. "${TOOL_EXAMPLES.searches[1]}"`,
+      ),
       outputSchema: SEARCH_OUTPUT,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
@@ -183,7 +208,10 @@ export function toolDefinitions(options: ToolDefinitionOptions = {}): Tool[] {
       name: "describe_api",
       title: "Describe a capability",
       description: d.describe_api ?? DESCRIBE_DESCRIPTION,
-      inputSchema: oneString("name", 'Exact dotted capability name from search_api, e.g. "crm.customer"'),
+      inputSchema: oneString(
+        "name",
+        `Exact dotted capability name from search_api, e.g. "${TOOL_EXAMPLES.describe}"`,
+      ),
       outputSchema: DESCRIBE_OUTPUT,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },

@@ -7,7 +7,7 @@ import { CodeModeError } from "../errors.ts";
 import { CANCELLED_TEXT, ERROR_TEXTS, errorText } from "./errors.ts";
 import { isLoopbackHostname, splitHost } from "./http.ts";
 import { bearerToken, KeyChecker, parseApiKeys } from "./keys.ts";
-import { defaultAllowedHosts, parseServeArgs, UsageError } from "./serve_cli.ts";
+import { defaultAllowedHosts, parseServeArgs, serveAllowedHosts, UsageError } from "./serve_cli.ts";
 import { authInfoSubject, deferredService, type Service } from "./service.ts";
 import { singleStringArgument } from "./tools.ts";
 
@@ -46,7 +46,16 @@ Deno.test("host parsing and loopback names", () => {
     "[::1]:8787",
   ]);
   assert.deepEqual(defaultAllowedHosts("10.0.0.5", 80), ["10.0.0.5:80"]);
-  assert.deepEqual(defaultAllowedHosts("0.0.0.0", 80), []);
+  // A wildcard server answers local clients by their loopback names; remote names are configured.
+  assert.deepEqual(defaultAllowedHosts("0.0.0.0", 80), ["localhost:80", "127.0.0.1:80", "[::1]:80"]);
+  // Configured hosts add to the defaults, never replace them (more allowed is more).
+  assert.deepEqual(serveAllowedHosts("127.0.0.1", 8787, ["mcp.example.com", "localhost:8787"]), [
+    "localhost:8787",
+    "127.0.0.1:8787",
+    "[::1]:8787",
+    "mcp.example.com",
+  ]);
+  assert.deepEqual(serveAllowedHosts("10.0.0.5", 80, []), ["10.0.0.5:80"]);
 });
 
 Deno.test("singleStringArgument wants exactly the tool's one string", () => {

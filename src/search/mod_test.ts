@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { isCodeModeError } from "../errors.ts";
-import { MAX_QUERY_TOKENS, type SearchDocument, Searcher } from "./mod.ts";
+import { MAX_HINT_BYTES, MAX_QUERY_TOKENS, namespaceHint, type SearchDocument, Searcher } from "./mod.ts";
 
 const docs: SearchDocument[] = [
   {
@@ -81,4 +81,37 @@ Deno.test("responses are fresh arrays", () => {
   a.results.pop();
   assert.equal(s.search("records", bounds).results.length, 2);
   assert.ok(Object.isFrozen(s.search("records", bounds).results[0]));
+});
+
+Deno.test("an answer with nothing in it names the catalog's namespaces; the ranking is unchanged", () => {
+  const s = new Searcher([
+    ...docs,
+    {
+      name: "weather.forecast",
+      signature: "weather.forecast()",
+      summary: "Forecast",
+      description: "",
+      searchTerms: [],
+    },
+    { name: "ping", signature: "ping()", summary: "Ping", description: "", searchTerms: [] },
+  ]);
+  const empty = s.search("currency exchange", bounds);
+  assert.deepEqual(empty.results, []);
+  assert.equal(empty.truncated, false);
+  assert.match(empty.hint ?? "", /^nothing matched; the catalog's namespaces are: ping, records, weather \(/);
+  // A match carries no hint, and the blank query keeps its plain empty answer.
+  assert.equal(s.search("forecast", bounds).hint, undefined);
+  assert.equal(s.search("forecast", bounds).results[0].name, "weather.forecast");
+  assert.deepEqual(s.search("  ", bounds), { results: [], truncated: false });
+  // An empty catalog has nothing to point to.
+  assert.equal(new Searcher([]).search("anything", bounds).hint, undefined);
+});
+
+Deno.test("the namespace hint stays within its byte bound however many namespaces there are", () => {
+  const names = Array.from({ length: 500 }, (_, i) => `namespace_number_${String(i).padStart(3, "0")}.op`);
+  const hint = namespaceHint(names)!;
+  assert.ok(new TextEncoder().encode(hint).length <= MAX_HINT_BYTES, `${hint.length}`);
+  assert.match(hint, /namespace_number_000, namespace_number_001/);
+  const listed = hint.match(/namespace_number_\d+/g)!.length;
+  assert.match(hint, new RegExp(` and ${500 - listed} more \\(`));
 });

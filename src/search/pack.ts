@@ -24,6 +24,41 @@ export interface SearchResponse {
   readonly results: SearchResult[];
   /** Whether a bound omitted at least one eligible capability. */
   readonly truncated: boolean;
+  /**
+   * Only on an answer with no results to a query that had words: what the catalog does hold (its
+   * top-level namespaces), so the model can search again with better words. At most
+   * {@link MAX_HINT_BYTES}, so the response stays far inside {@link RESPONSE_BYTE_CAP}.
+   */
+  readonly hint?: string;
+}
+
+/** Most UTF-8 bytes of a {@link SearchResponse.hint}. */
+export const MAX_HINT_BYTES = 1_024;
+
+/**
+ * The hint of an empty answer: the distinct top-level namespaces of `names` (the part before the first
+ * dot, or the whole undotted name) in code-point order, listed while they fit {@link MAX_HINT_BYTES},
+ * then how many more there are. `undefined` for an empty catalog (there is nothing to point to).
+ */
+export function namespaceHint(names: readonly string[]): string | undefined {
+  const roots = [...new Set(names.map((n) => n.split(".", 1)[0]))].sort((
+    a,
+    b,
+  ) => (a < b ? -1 : a > b ? 1 : 0));
+  if (roots.length === 0) return undefined;
+  const head = "nothing matched; the catalog's namespaces are: ";
+  const tail = " (search again with words from their area, or a capability name)";
+  let text = head;
+  for (let i = 0; i < roots.length; i++) {
+    const sep = i === 0 ? "" : ", ";
+    const more = ` and ${roots.length - i} more`;
+    // Keep room for "and N more" and the closing words whenever a namespace is left out.
+    if (utf8Length(text + sep + roots[i]) + utf8Length(more + tail) > MAX_HINT_BYTES) {
+      return text + more + tail;
+    }
+    text += sep + roots[i];
+  }
+  return text + tail;
 }
 
 /** Internal cap on the compact JSON of one search response (not configurable). */

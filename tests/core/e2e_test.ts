@@ -176,7 +176,7 @@ for (const kind of KINDS) {
           "records.lookup(key=1)",
           'records.lookup(key="a", limit=True)',
           'records.lookup(key="a", limit=1.0)',
-          "math2.scale(x=1, by=2.0)", // no int→float coercion
+          "math2.scale(x=(1 << 53) + 1, by=2.0)", // an int for a float only when the float holds it exactly
           "math2.scale(x=True, by=2.0)",
           'records.lookup(key="a", limit=9007199254740992)', // beyond the safe-integer range
         ]
@@ -230,14 +230,14 @@ for (const kind of KINDS) {
           throw new Error("db password hunter2");
         },
         "capability_failure",
-        undefined,
+        "records.lookup",
       ],
       [
         () => {
           throw new CapabilityError("record not found", { safeForModel: true });
         },
         "capability_failure",
-        "record not found",
+        "records.lookup: record not found",
       ],
       [
         () => {
@@ -246,9 +246,9 @@ for (const kind of KINDS) {
         "internal",
         undefined,
       ],
-      [() => ({ key: "a", count: NaN }), "capability_failure", undefined],
-      [() => ({ key: "a", count: 2 ** 53 }), "capability_failure", undefined],
-      [() => ({ key: "a", count: 0.5 }), "capability_failure", undefined],
+      [() => ({ key: "a", count: NaN }), "capability_failure", "records.lookup: invalid result"],
+      [() => ({ key: "a", count: 2 ** 53 }), "capability_failure", "records.lookup: invalid result"],
+      [() => ({ key: "a", count: 0.5 }), "capability_failure", "records.lookup: invalid result"],
     ];
     for (const [handler, code, detail] of cases) {
       const w = await world(kind, { handler });

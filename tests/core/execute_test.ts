@@ -240,16 +240,16 @@ Deno.test("other authorizer failures are policy_failure", async () => {
 
 Deno.test("handler failures are capability_failure; only approved text reaches the model", async () => {
   const cases: [unknown, string, string | undefined][] = [
-    [new Error("db password is hunter2"), "capability_failure", undefined],
+    [new Error("db password is hunter2"), "capability_failure", "records.lookup"],
     [
       new CapabilityError("record not found", { safeForModel: true }),
       "capability_failure",
-      "record not found",
+      "records.lookup: record not found",
     ],
-    [new CapabilityError("internal hunter2"), "capability_failure", undefined],
-    [new CapabilityError("x".repeat(257), { safeForModel: true }), "capability_failure", undefined],
-    [new CapabilityError("line\nbreak", { safeForModel: true }), "capability_failure", undefined],
-    ["thrown string", "capability_failure", undefined],
+    [new CapabilityError("internal hunter2"), "capability_failure", "records.lookup"],
+    [new CapabilityError("x".repeat(257), { safeForModel: true }), "capability_failure", "records.lookup"],
+    [new CapabilityError("line\nbreak", { safeForModel: true }), "capability_failure", "records.lookup"],
+    ["thrown string", "capability_failure", "records.lookup"],
     [new TypeError("cannot read properties of undefined"), "internal", undefined],
     [new RangeError("index out of range"), "internal", undefined],
     [new DeniedError("nope"), "permission_denied", undefined],
@@ -257,7 +257,7 @@ Deno.test("handler failures are capability_failure; only approved text reaches t
     [
       new CodeModeError("capability_failure", "x", { detail: "upstream timed out" }),
       "capability_failure",
-      "upstream timed out",
+      "records.lookup: upstream timed out",
     ],
   ];
   for (const [thrown, code, detail] of cases) {

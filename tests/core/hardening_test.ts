@@ -216,10 +216,10 @@ for (const kind of KINDS) {
     const w = await world(kind);
     try {
       const e = await failure(w.server.execute(U, main("return bad.getter()")), "capability_failure");
-      assert.equal(e.detail, undefined);
+      assert.equal(e.detail, "bad.getter: invalid result");
       assert.equal(e.cause, undefined, "the trusted cause stays on the host");
       assert.doesNotMatch(e.message, /hunter2/);
-      assert.equal(errorText(e), "capability failed");
+      assert.equal(errorText(e), "capability failed: bad.getter: invalid result");
     } finally {
       await w.server.close();
     }

@@ -58,6 +58,8 @@ export interface ListeningChild {
   readonly address: string;
   /** Sends SIGTERM and waits for the exit status. */
   stop(): Promise<number>;
+  /** Sends SIGKILL (for a child that ignored SIGTERM). */
+  kill(): void;
 }
 
 /**
@@ -99,6 +101,13 @@ export async function spawnListening(
   })();
   return {
     address,
+    kill() {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // Already exited.
+      }
+    },
     async stop() {
       try {
         child.kill("SIGTERM");

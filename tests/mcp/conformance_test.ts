@@ -5,9 +5,10 @@
  * runs in its local development mode.
  */
 import assert from "node:assert/strict";
-import { CONFIG, startHttpCli } from "./cli_helpers.ts";
+import { startHttpCli } from "./cli_helpers.ts";
 
 const CONFORMANCE = "npm:@modelcontextprotocol/conformance@0.1.16";
+const CONFORMANCE_LOCK = new URL("./conformance.lock", import.meta.url).pathname;
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"] as const;
 
 Deno.test("MCP conformance: server scenarios pass against the HTTP endpoint", async (t) => {
@@ -22,8 +23,11 @@ Deno.test("MCP conformance: server scenarios pass against the HTTP endpoint", as
             "run",
             "-A",
             "--quiet",
-            "--config",
-            CONFIG,
+            // The suite is a test tool, not a dependency of the product: it runs outside the project's
+            // configuration with its own lock file, so deno.lock (which every product run installs
+            // whole on an empty cache) never lists it.
+            "--no-config",
+            `--lock=${CONFORMANCE_LOCK}`,
             CONFORMANCE,
             "server",
             "--url",

@@ -73,3 +73,73 @@ Deno.test("deploy.ts under deno serve: inline executor, keys, allowed hosts", as
     await server.stop();
   }
 });
+
+async function runDeploy(args: string[], vars: Record<string, string>): Promise<Deno.CommandOutput> {
+  return await new Deno.Command(Deno.execPath(), {
+    args: [args[0], "--config", CONFIG, "--allow-env", "--allow-read", ...args.slice(1), DEPLOY],
+    env: childEnv(vars),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
+Deno.test("deploy.ts without keys: one line on stderr and exit code 1, no stack trace", async () => {
+  const out = await runDeploy(["run", "--quiet"], {});
+  assert.equal(out.code, 1);
+  const lines = new TextDecoder().decode(out.stderr).split("\n").filter((l) => l.trim() !== "");
+  assert.deepEqual(lines.filter((l) => !l.startsWith("warning:")), [
+    'codemode: refusing to start without API keys: set CODEMODE_API_KEYS="subject=key,..."',
+  ]);
+});
+
+Deno.test("deno run deploy.ts exits after Deno's warning instead of hanging", async () => {
+  // Nothing is built before a request, so a module that is only run holds no workers.
+  const out = await runDeploy(["run", "--quiet"], { CODEMODE_API_KEYS: `edge=${KEY}` });
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+});
+
+Deno.test("deploy.ts under deno serve with the worker executor exits on SIGTERM", async () => {
+  const server = await spawnListening(
+    [
+      "serve",
+      "--config",
+      CONFIG,
+      "--allow-env",
+      "--allow-read",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      DEPLOY,
+    ],
+    childEnv({ CODEMODE_API_KEYS: `edge=${KEY}`, CODEMODE_EXECUTOR: "worker" }),
+    /Listening on (http:\/\/[^/\s]+)/,
+  );
+  let stopped = false;
+  try {
+    // One real execution, so the worker pool exists and holds workers when the signal comes.
+    const client = await connectClient(`${server.address}/mcp`, { authorization: `Bearer ${KEY}` });
+    const r = await client.callTool({
+      name: "execute",
+      arguments: { source: "def main():\n    return 1\n" },
+    });
+    assert.deepEqual(r.structuredContent, { result: 1 });
+    await client.close();
+    // stop() sends SIGTERM and resolves with the exit code once the process has ended.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const code = await Promise.race([
+      server.stop(),
+      new Promise<string>((resolve) => timer = setTimeout(() => resolve("still running"), 30_000)),
+    ]);
+    clearTimeout(timer);
+    stopped = code !== "still running";
+    assert.equal(code, 0);
+  } finally {
+    if (!stopped) {
+      server.kill();
+      await server.stop();
+    }
+  }
+});

@@ -31,7 +31,11 @@ Deno.test("HTTP CLI with API keys: 401 without a key, 403 for a foreign Origin, 
     assert.equal(run.isError, undefined);
     assert.equal((run.structuredContent as { result: unknown[] }).result.length, 2);
     const big = await client.callTool({ name: "execute", arguments: { source: "#".repeat(70_000) } });
-    assert.deepEqual(big.content, [{ type: "text", text: "resource limit exceeded" }]);
+    assert.deepEqual(big.content, [{
+      type: "text",
+      text: "resource limit exceeded: the program is 70,000 bytes: maxSourceBytes exceeded " +
+        "(limit: 65,536 bytes): send a shorter program",
+    }]);
     await client.close();
   } finally {
     assert.equal(await cli.stop(), 0);
@@ -69,6 +73,23 @@ Deno.test("HTTP CLI without keys on loopback: anonymous subject, DNS-rebinding p
     assert.equal(await rawStatusWithHost(cli.port, "/mcp", `localhost:${cli.port}`), 200);
     assert.equal(await rawStatusWithHost(cli.port, "/mcp", `attacker.example:${cli.port}`), 403);
     assert.equal((await rawPost(cli.url, { origin: `http://attacker.example:${cli.port}` })).status, 403);
+  } finally {
+    assert.equal(await cli.stop(), 0);
+  }
+});
+
+Deno.test("HTTP CLI: configured hosts add to the loopback defaults, never replace them", async () => {
+  // Without keys (loopback mode): status 200 means the Host passed; the body answers initialize.
+  const cli = await startHttpCli(["--allowed-host", "mcp.example.com"], {
+    CODEMODE_ALLOWED_HOSTS: "other.example.com:9",
+  });
+  try {
+    assert.equal(await rawStatusWithHost(cli.port, "/mcp", `localhost:${cli.port}`), 200);
+    assert.equal(await rawStatusWithHost(cli.port, "/mcp", `127.0.0.1:${cli.port}`), 200);
+    assert.equal(await rawStatusWithHost(cli.port, "/mcp", "mcp.example.com"), 200);
+    assert.equal(await rawStatusWithHost(cli.port, "/mcp", "other.example.com:9"), 200);
+    assert.equal(await rawStatusWithHost(cli.port, "/mcp", "other.example.com:10"), 403);
+    assert.equal(await rawStatusWithHost(cli.port, "/mcp", "evil.example.com"), 403);
   } finally {
     assert.equal(await cli.stop(), 0);
   }

@@ -4,7 +4,8 @@
  * cancellation by disconnect.
  */
 import assert from "node:assert/strict";
-import { createHttpHandler, ERROR_TEXTS, parseApiKeys } from "../../mcp.ts";
+import { withSubject } from "../../authz.ts";
+import { contextSubject, createHttpHandler, ERROR_TEXTS, parseApiKeys } from "../../mcp.ts";
 import { FakeService } from "./fake_service.ts";
 import { connectClient, loopbackHosts, rawPost, rawStatusWithHost, serveHandler } from "./http_helpers.ts";
 
@@ -265,5 +266,30 @@ Deno.test("stateless: concurrent clients with different keys stay separate", asy
     await Promise.all([a.close(), b.close()]);
   } finally {
     await served.close();
+  }
+});
+
+Deno.test("contextSubject() reads the subject the host's own middleware installed around the handler", async () => {
+  const service = new FakeService();
+  const ac = new AbortController();
+  const late: { handler?: ReturnType<typeof createHttpHandler> } = {};
+  // The host's middleware authenticates its own way (here: a header) and installs the subject.
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
+    (req, info) => withSubject({ id: `mw-${req.headers.get("x-user")}` }, () => late.handler!(req, info)),
+  );
+  const port = server.addr.port;
+  late.handler = createHttpHandler(service, {
+    allowedHosts: loopbackHosts(port),
+    resolver: contextSubject(),
+  });
+  try {
+    const client = await connectClient(`http://127.0.0.1:${port}/mcp`, { "x-user": "carol" });
+    const who = await client.callTool({ name: "execute", arguments: { source: "subject" } });
+    assert.deepEqual(who.structuredContent, { result: { subject: "mw-carol", context: "mw-carol" } });
+    await client.close();
+  } finally {
+    ac.abort();
+    await server.finished;
   }
 });

@@ -133,7 +133,7 @@ Deno.test("search_api, describe_api and execute return structured content and on
   }
 });
 
-Deno.test("every error code is one fixed text; only three codes carry a detail", async () => {
+Deno.test("every error code is one fixed text; only four codes carry a detail", async () => {
   const c = await connect();
   try {
     for (const code of ERROR_CODES) {
@@ -143,7 +143,8 @@ Deno.test("every error code is one fixed text; only three codes carry a detail",
         name: "execute",
         arguments: { source: `fail ${code} name 'x' is not defined` },
       });
-      const withDetail = ["invalid_program", "invalid_arguments", "capability_failure"].includes(code);
+      const withDetail = ["invalid_program", "invalid_arguments", "resource_limit", "capability_failure"]
+        .includes(code);
       assertError(detailed, withDetail ? `${ERROR_TEXTS[code]}: name 'x' is not defined` : ERROR_TEXTS[code]);
       // Host-facing messages and causes never leak.
       assert.doesNotMatch(text(detailed), /host-only|secret/);
@@ -211,7 +212,8 @@ Deno.test("an unknown tool is a JSON-RPC invalid-params error", async () => {
       () => c.client.callTool({ name: "run_python", arguments: { source: "x" } }),
       (err: Error & { code?: number }) => {
         assert.equal(err.code, -32602);
-        assert.ok(err.message.includes(UNKNOWN_TOOL_TEXT));
+        // The client adds "MCP error -32602: " once; the server's message must not carry it too.
+        assert.equal(err.message, `MCP error -32602: ${UNKNOWN_TOOL_TEXT}`);
         return true;
       },
     );

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DEMO_PROGRAM, runDemo } from "../../examples/demo.ts";
 import { BAD_ARGUMENT_TEXTS, ERROR_TEXTS, UNKNOWN_TOOL_TEXT } from "../../mcp.ts";
-import { connectStdio, jsonLines, openingMessages, spawnStdioCli } from "./cli_helpers.ts";
+import { childEnv, cliArgs, connectStdio, jsonLines, openingMessages, spawnStdioCli } from "./cli_helpers.ts";
 
 type CallResult = Awaited<ReturnType<Client["callTool"]>>;
 
@@ -116,10 +116,16 @@ Deno.test("stdio: classified errors from the real engine are fixed texts", async
       ["def main():\n    return crm.customer(id=101)\n", /^invalid arguments: .+/],
       [
         'def main():\n    return crm.customer(id="c-999")\n',
-        /^capability failed: no customer with id "c-999"$/,
+        /^capability failed: crm\.customer: no customer with id "c-999"$/,
       ],
-      ["def main():\n    return [x for x in range(10000000)]\n", /^resource limit exceeded$/],
-      ["def main():\n    return " + "1 + ".repeat(20_000) + "1\n", /^resource limit exceeded$/],
+      [
+        "def main():\n    return [x for x in range(10000000)]\n",
+        /^resource limit exceeded: max(ExecutionSteps|MemoryBytes) exceeded \(limit: [\d,]+ (steps|bytes)\)/,
+      ],
+      [
+        "def main():\n    return " + "1 + ".repeat(20_000) + "1\n",
+        /^resource limit exceeded: the program is 80,025 bytes: maxSourceBytes exceeded/,
+      ],
     ];
     for (const [source, expected] of cases) {
       const r = await execute(client, source);
@@ -151,7 +157,7 @@ Deno.test("deno task demo runs the whole session", async () => {
   ) {
     assert.ok(out.includes(step), `demo prints ${step}`);
   }
-  assert.match(out, /capability failed: order "o-5005" has no shipment/);
+  assert.match(out, /capability failed: shipping\.track: order "o-5005" has no shipment/);
   assert.match(out, /invalid arguments: /);
   assert.match(out, /capability not found/);
   assert.equal((result as unknown[]).length, 2);
@@ -180,4 +186,40 @@ Deno.test("stdio: closing stdin still answers the calls already sent, then the s
   const answers = out.trim().split("\n").map((l) => JSON.parse(l));
   assert.deepEqual(answers.map((a) => a.id), [1, 2]);
   assert.deepEqual(answers[1].result.structuredContent, { result: "Dublin" });
+});
+
+Deno.test("stdio: a failing capability leaves a structured log line with its cause on stderr", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: cliArgs(["--executor", "inline"]),
+    env: childEnv(),
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const call = {
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: {
+      name: "execute",
+      arguments: { source: 'def main():\n    return shipping.track(order_id="o-5005")\n' },
+    },
+  };
+  const writer = child.stdin.getWriter();
+  await writer.write(jsonLines([...openingMessages("log-test"), call]));
+  await writer.close(); // the session ends once the call is answered
+  const out = await child.output();
+  assert.equal(out.code, 0);
+  const records = new TextDecoder().decode(out.stderr).split("\n").filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
+  const failure = records.find((r) => r.phase === "handler");
+  assert.ok(failure, JSON.stringify(records));
+  assert.equal(failure.code, "capability_failure");
+  assert.equal(failure.capability, "shipping.track");
+  assert.equal(failure.subject, "local");
+  assert.match(failure.cause, /o-5005/, "the operator sees the handler's own message");
+  assert.ok(!Number.isNaN(Date.parse(failure.ts)));
+  const end = records.find((r) => r.phase === "execute");
+  assert.equal(end?.execution_id, failure.execution_id);
 });

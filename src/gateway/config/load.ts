@@ -8,15 +8,19 @@
  */
 import { isValidDownstreamName } from "../domain/mod.ts";
 import { parseRule, ruleDownstream } from "../policy/mod.ts";
+import { LIMIT_FIELDS, resolveLimits } from "../../core/mod.ts";
 import type {
   AuditConfig,
+  AuthzConfig,
   ClientConfig,
   ClientPolicyConfig,
+  CodeModeLimitsConfig,
   DownstreamConfig,
   GatewayConfig,
   ListenAddress,
   RedactionConfig,
   RedactionPatternConfig,
+  ServeMode,
 } from "./types.ts";
 import { child, type ConfigProblem, type Located, parseYaml, Reader } from "./yaml_tree.ts";
 
@@ -57,6 +61,9 @@ export type LoadResult =
   | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
 
 const TOP = [
+  "mode",
+  "codemode",
+  "authz",
   "listen",
   "metrics_listen",
   "allowed_origins",
@@ -71,6 +78,7 @@ const TOP = [
 const COMMON_DS = ["transport", "session_mode", "pool", "secrets", "call_timeout_ms"];
 const STDIO_DS = [...COMMON_DS, "command", "args", "env", "env_passthrough", "cwd"];
 const HTTP_DS = [...COMMON_DS, "url", "headers"];
+const MODES = ["passthrough", "codemode", "both"] as const;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,127}$/;
@@ -128,8 +136,10 @@ function loadClients(r: Reader, env: EnvLookup, at: Located): { clients: ClientC
   if (!r.present(at)) return { clients: out, ids };
   const keys = new Map<string, string>();
   for (const item of r.list(at) ?? []) {
-    const entries = r.map(item, ["id", "api_key_env"]);
+    const entries = r.map(item, ["id", "api_key_env", "mode"]);
     if (entries === undefined) continue;
+    const modeAt = child(entries, item, "mode");
+    const mode: ServeMode | undefined = r.present(modeAt) ? r.oneOf(modeAt, MODES) : undefined;
     const idAt = child(entries, item, "id");
     const id = r.string(idAt);
     if (id !== undefined && !CLIENT_ID.test(id)) {
@@ -153,7 +163,7 @@ function loadClients(r: Reader, env: EnvLookup, at: Located): { clients: ClientC
       r.problems.add(envAt, `client ${id} has the same API key as client ${keys.get(key)}`);
     } else if (key !== undefined && id !== undefined) {
       keys.set(key, id);
-      out.push({ id, apiKeyEnv: envName!, apiKey: key });
+      out.push({ id, apiKeyEnv: envName!, apiKey: key, ...(mode === undefined ? {} : { mode }) });
     }
   }
   return { clients: out, ids };
@@ -373,6 +383,49 @@ function loadAudit(r: Reader, at: Located): AuditConfig {
   });
 }
 
+/** `max_execution_time` → `maxExecutionTime`: the core's field names in the file's snake_case. */
+function snakeCase(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function loadCodeMode(r: Reader, at: Located): CodeModeLimitsConfig {
+  if (!r.present(at)) return Object.freeze({});
+  const byKey = new Map(LIMIT_FIELDS.map((f) => [snakeCase(f), f]));
+  const entries = r.map(at, [...byKey.keys()]);
+  const out: Record<string, number> = {};
+  for (const [key, field] of byKey) {
+    const fAt = child(entries, at, key);
+    if (!r.present(fAt)) continue;
+    const value = r.integer(fAt, 1);
+    if (value === undefined) continue;
+    // The core's own bounds (a time that fits a timer, the smallest int size ...), reported here.
+    try {
+      resolveLimits({ [field]: value });
+      out[field] = value;
+    } catch (err) {
+      r.problems.add(fAt, (err as Error).message.replace(/^limits: \w+ /, ""));
+    }
+  }
+  return Object.freeze(out);
+}
+
+function loadAuthz(r: Reader, at: Located): AuthzConfig | undefined {
+  if (!r.present(at)) return undefined;
+  const entries = r.map(at, ["rego"]);
+  const regoAt = child(entries, at, "rego");
+  if (!r.present(regoAt)) return undefined;
+  const rego = r.map(regoAt, ["policy", "decision"]);
+  const policy = r.string(child(rego, regoAt, "policy"));
+  const decisionAt = child(rego, regoAt, "decision");
+  const decision = r.string(decisionAt);
+  if (decision !== undefined && !/^data(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(decision)) {
+    r.problems.add(decisionAt, `must be a data reference such as data.gateway.args.allow, got "${decision}"`);
+    return undefined;
+  }
+  if (policy === undefined || decision === undefined) return undefined;
+  return Object.freeze({ rego: Object.freeze({ policy, decision }) });
+}
+
 function loadOrigins(r: Reader, at: Located): string[] {
   if (!r.present(at)) return [];
   const out: string[] = [];
@@ -405,6 +458,10 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
   }
   const top = r.map(root, TOP);
   const at = (key: (typeof TOP)[number]) => child(top, root, key);
+  const modeAt = at("mode");
+  const mode: ServeMode = r.present(modeAt) ? r.oneOf(modeAt, MODES) ?? "passthrough" : "passthrough";
+  const codemode = loadCodeMode(r, at("codemode"));
+  const authz = loadAuthz(r, at("authz"));
   const listen = parseListen(r, at("listen"), DEFAULTS.listen);
   const metricsListen = r.present(at("metrics_listen")) ? parseListen(r, at("metrics_listen")) : undefined;
   const allowedOrigins = loadOrigins(r, at("allowed_origins"));
@@ -440,6 +497,9 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
   const problems = [...parsed.problems.list].sort((a, b) => a.line - b.line || a.column - b.column);
   if (problems.length > 0 || listen === undefined) return { ok: false, problems };
   const config: GatewayConfig = {
+    mode,
+    codemode,
+    ...(authz === undefined ? {} : { authz }),
     listen: Object.freeze(listen),
     ...(metricsListen === undefined ? {} : { metricsListen: Object.freeze(metricsListen) }),
     allowedOrigins: Object.freeze(allowedOrigins),

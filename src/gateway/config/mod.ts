@@ -7,9 +7,11 @@
 export type {
   AuditConfig,
   AuditSinkConfig,
+  AuthzConfig,
   BreakerConfig,
   ClientConfig,
   ClientPolicyConfig,
+  CodeModeLimitsConfig,
   DownstreamBase,
   DownstreamConfig,
   GatewayConfig,
@@ -18,6 +20,7 @@ export type {
   PolicyConfig,
   RedactionConfig,
   RedactionPatternConfig,
+  ServeMode,
   SessionMode,
   StdioDownstreamConfig,
 } from "./types.ts";

@@ -15,10 +15,49 @@ export interface ListenAddress {
   readonly loopback: boolean;
 }
 
+/**
+ * How a client is served: `passthrough` lists its namespaced downstream tools, `codemode` only the
+ * three code-mode tools (`search_api`, `describe_api`, `execute`) over them, `both` all of these.
+ */
+export type ServeMode = "passthrough" | "codemode" | "both";
+
+/**
+ * Code-mode budgets: the CodeMode core's `Limits` fields (written in snake_case in the file:
+ * `max_execution_time`, `max_native_calls` ...); absent fields take the core's defaults.
+ */
+export interface CodeModeLimitsConfig {
+  /** UTF-8 bytes of a program. */
+  readonly maxSourceBytes?: number;
+  /** Executed Starlark steps. */
+  readonly maxExecutionSteps?: number;
+  /** Wall time of one execution in milliseconds. */
+  readonly maxExecutionTime?: number;
+  /** Attempted native calls in one execution. */
+  readonly maxNativeCalls?: number;
+  /** Nesting depth of values crossing the sandbox boundary. */
+  readonly maxValueDepth?: number;
+  /** Encoded bytes of one crossing value. */
+  readonly maxValueBytes?: number;
+  /** Sum of the native results of one execution, in bytes. */
+  readonly maxIntermediateValueBytes?: number;
+  /** Bytes of a search query. */
+  readonly maxSearchQueryBytes?: number;
+  /** Entries of one search response. */
+  readonly maxSearchResults?: number;
+  /** Concurrent executions (sandbox slots) of the whole gateway. */
+  readonly maxConcurrentExecutions?: number;
+  /** Allocation the engine may charge in one execution (also the sandbox process's heap cap). */
+  readonly maxMemoryBytes?: number;
+  /** Largest Starlark int in bits. */
+  readonly maxIntBits?: number;
+}
+
 /** A client allowed to call the gateway. */
 export interface ClientConfig {
   /** The client id (policy and audit use it). */
   readonly id: string;
+  /** Overrides the top-level `mode` for this client. */
+  readonly mode?: ServeMode;
   /** The environment variable the key was read from. */
   readonly apiKeyEnv: string;
   /** The API key itself (secret: never log it). */
@@ -135,8 +174,25 @@ export interface BreakerConfig {
   readonly openMs: number;
 }
 
+/** The optional argument-level authorizer. */
+export interface AuthzConfig {
+  /** An OPA Rego policy compiled to wasm (`opa build -t wasm`). */
+  readonly rego?: {
+    /** The `policy.wasm` or `bundle.tar.gz` file (relative to the working directory). */
+    readonly policy: string;
+    /** The decision, a ground data reference such as `data.gateway.args.allow`. */
+    readonly decision: string;
+  };
+}
+
 /** The whole validated configuration. */
 export interface GatewayConfig {
+  /** How clients are served unless their entry says otherwise (default `passthrough`). */
+  readonly mode: ServeMode;
+  /** Code-mode budgets. */
+  readonly codemode: CodeModeLimitsConfig;
+  /** Argument-level authorization of every call (passthrough and native alike), if configured. */
+  readonly authz?: AuthzConfig;
   /** Where the MCP endpoint listens. */
   readonly listen: ListenAddress;
   /** A separate address serving `/metrics` without authentication, if set. */

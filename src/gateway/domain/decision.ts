@@ -12,13 +12,16 @@ export type ReasonCode =
   /** No rule allowed the tool: deny by default. */
   | "denied_default"
   /** A deny rule matched, overriding any allow rule (most restrictive wins). */
-  | "denied_explicit";
+  | "denied_explicit"
+  /** Policy allowed the tool; the argument-level authorizer (Rego) denied this call, or failed. */
+  | "denied_authz";
 
 /** Every reason code. */
 export const REASON_CODES: readonly ReasonCode[] = Object.freeze([
   "allowed",
   "denied_default",
   "denied_explicit",
+  "denied_authz",
 ]);
 
 /** The outcome of evaluating a client's access to a tool. Immutable. */
@@ -32,6 +35,7 @@ export interface Decision {
 const ALLOWED: Decision = Object.freeze({ allow: true, reason: "allowed" });
 const DENIED_DEFAULT: Decision = Object.freeze({ allow: false, reason: "denied_default" });
 const DENIED_EXPLICIT: Decision = Object.freeze({ allow: false, reason: "denied_explicit" });
+const DENIED_AUTHZ: Decision = Object.freeze({ allow: false, reason: "denied_authz" });
 
 /**
  * The zero value of a decision: a denial by default. Anything that has no decision (a call rejected
@@ -45,9 +49,13 @@ export function allowed(): Decision {
   return ALLOWED;
 }
 
-/** A denial with its reason (`denied_default` or `denied_explicit`). */
+/** A denial with its reason (`denied_default`, `denied_explicit` or `denied_authz`). */
 export function denied(reason: Exclude<ReasonCode, "allowed"> = "denied_default"): Decision {
-  return reason === "denied_explicit" ? DENIED_EXPLICIT : DENIED_DEFAULT;
+  return reason === "denied_explicit"
+    ? DENIED_EXPLICIT
+    : reason === "denied_authz"
+    ? DENIED_AUTHZ
+    : DENIED_DEFAULT;
 }
 
 /** `d`, or {@link ZERO_DECISION} when there is none; a malformed value also denies. */
@@ -57,6 +65,8 @@ export function decisionOrZero(d: Decision | undefined | null): Decision {
     ? ALLOWED
     : d.reason === "denied_explicit"
     ? DENIED_EXPLICIT
+    : d.reason === "denied_authz"
+    ? DENIED_AUTHZ
     : DENIED_DEFAULT;
 }
 

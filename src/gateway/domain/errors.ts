@@ -16,6 +16,10 @@ export type GatewayErrorCode =
   | "invalid_arguments"
   /** The presented credentials are missing or wrong. */
   | "unauthenticated"
+  /** The argument-level authorizer (Rego) denied this call of a tool the client may call. */
+  | "denied"
+  /** The argument-level authorizer failed (an undefined or non-boolean decision, an evaluation error). */
+  | "authz_failure"
   /** The call exceeded the per-call timeout. */
   | "timeout"
   /** The client cancelled the call. Never trips a breaker. */
@@ -41,6 +45,8 @@ export const GATEWAY_ERROR_CODES: readonly GatewayErrorCode[] = Object.freeze([
   "invalid_tool_name",
   "invalid_arguments",
   "unauthenticated",
+  "denied",
+  "authz_failure",
   "timeout",
   "cancelled",
   "breaker_open",
@@ -58,6 +64,8 @@ const PUBLIC_TEXT: Readonly<Record<GatewayErrorCode, string>> = Object.freeze({
   invalid_tool_name: "unknown tool",
   invalid_arguments: "invalid arguments",
   unauthenticated: "unauthenticated",
+  denied: "the call was denied by the authorization policy",
+  authz_failure: "the authorization policy failed",
   timeout: "the tool call timed out",
   cancelled: "the tool call was cancelled",
   breaker_open: "the tool is temporarily unavailable",

@@ -256,10 +256,21 @@ export class HttpEdge {
     request.signal.addEventListener("abort", release, { once: true });
     try {
       await server.connect(transport);
-      const response = await transport.handleRequest(request, {
-        parsedBody: parsed,
-        authInfo: { token: "[redacted]", clientId: identity.id, scopes: [] },
+      // A client that hung up gets no answer, and the transport may never settle one once its server
+      // closed: end the handler so the listener's shutdown does not wait for it.
+      let onGone: () => void = () => {};
+      const gone = new Promise<Response>((resolve) => {
+        onGone = () => resolve(rpcError(400, -32600, "client closed the request", cors));
+        request.signal.addEventListener("abort", onGone, { once: true });
       });
+      if (request.signal.aborted) onGone();
+      const response = await Promise.race([
+        transport.handleRequest(request, {
+          parsedBody: parsed,
+          authInfo: { token: "[redacted]", clientId: identity.id, scopes: [] },
+        }),
+        gone,
+      ]).finally(() => request.signal.removeEventListener("abort", onGone));
       // A notification or a refused message has no answer to wait for.
       if (!("method" in parsed) || !("id" in parsed) || response.status !== 200) release();
       return withHeaders(response, cors);

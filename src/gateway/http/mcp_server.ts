@@ -20,6 +20,7 @@ import {
   type Catalog,
   classifyError,
   type Identity,
+  type JsonObject,
   type JsonValue,
   type Notification,
   publicErrorText,
@@ -45,6 +46,15 @@ export interface ClientSurface {
    * format never tells a forbidden tool from a missing one. Absent: always stream.
    */
   mayNotify?(client: Identity, name: string): boolean;
+  /**
+   * Tools the gateway answers itself for `client` (code mode's three), listed before the catalog, and
+   * whether its catalog is listed and callable too. Absent: the catalog only.
+   */
+  localTools?(
+    client: Identity,
+  ): { readonly tools: readonly SdkTool[]; readonly catalog: boolean } | undefined;
+  /** Answers a call of one of {@link ClientSurface.localTools} with a `CallToolResult`. */
+  callLocalTool?(client: Identity, name: string, args: unknown, signal: AbortSignal): Promise<JsonObject>;
 }
 
 /** Options of {@link createClientServer}. */
@@ -100,12 +110,23 @@ export function createClientServer(
   const pageSize = Math.max(1, options.pageSize ?? 100);
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const cursor = request.params?.cursor;
+    const local = surface.localTools?.(client);
+    // The local tools lead the first page; the catalog's own cursors page through the rest.
+    const first = cursor === undefined ? [...(local?.tools ?? [])] : [];
+    if (local !== undefined && !local.catalog) return { tools: first };
     const page = surface.listTools(client).page(typeof cursor === "string" ? cursor : undefined, pageSize);
-    const tools = page.tools.map(sdkTool);
+    const tools = [...first, ...page.tools.map(sdkTool)];
     return page.nextCursor === undefined ? { tools } : { tools, nextCursor: page.nextCursor };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
+    const local = surface.localTools?.(client);
+    if (local !== undefined && surface.callLocalTool !== undefined) {
+      if (local.tools.some((t) => t.name === name)) {
+        return await surface.callLocalTool(client, name, args, extra.signal) as CallToolResult;
+      }
+      if (!local.catalog) throw new RpcError(ErrorCode.InvalidParams, UNKNOWN_TOOL_MESSAGE);
+    }
     const progressToken = request.params._meta?.progressToken;
     const notify = (n: Notification) => {
       if (n.method === "notifications/progress") {

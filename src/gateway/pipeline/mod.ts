@@ -6,6 +6,7 @@
  */
 export type {
   AuditPort,
+  CallAuthorizerPort,
   CallInfo,
   CallObserver,
   CallOptions,
@@ -18,4 +19,12 @@ export type {
   RedactorPort,
 } from "./ports.ts";
 export { Pipeline } from "./pipeline.ts";
-export { AuditStage, callRecord, compose, PolicyStage, RedactInStage, RedactOutStage } from "./stages.ts";
+export {
+  AuditStage,
+  AuthorizeStage,
+  callRecord,
+  compose,
+  PolicyStage,
+  RedactInStage,
+  RedactOutStage,
+} from "./stages.ts";

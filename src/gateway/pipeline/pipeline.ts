@@ -20,7 +20,15 @@ import {
   tryParseToolRef,
 } from "../domain/mod.ts";
 import type { CallOptions, PipelineDeps, PipelineSettings } from "./ports.ts";
-import { AuditStage, callRecord, compose, PolicyStage, RedactInStage, RedactOutStage } from "./stages.ts";
+import {
+  AuditStage,
+  AuthorizeStage,
+  callRecord,
+  compose,
+  PolicyStage,
+  RedactInStage,
+  RedactOutStage,
+} from "./stages.ts";
 
 const NEVER_ABORTED = new AbortController().signal;
 const IGNORE = (_: Notification) => {};
@@ -41,7 +49,12 @@ export class Pipeline {
   /** Builds the chain from its ports. */
   constructor(deps: PipelineDeps) {
     this.#deps = deps;
-    this.#settings = { policy: deps.policy, redactor: deps.redactor, maxResultBytes: deps.maxResultBytes };
+    this.#settings = {
+      policy: deps.policy,
+      redactor: deps.redactor,
+      maxResultBytes: deps.maxResultBytes,
+      ...(deps.authorizer === undefined ? {} : { authorizer: deps.authorizer }),
+    };
     this.#monotonic = deps.monotonic ?? (() => performance.now());
     this.#now = deps.now ?? (() => new Date());
     const settings = () => this.#settings;
@@ -57,6 +70,7 @@ export class Pipeline {
         this.#audit,
         new RedactOutStage(settings),
         new PolicyStage(settings, deps.catalog),
+        new AuthorizeStage(settings),
         new RedactInStage(settings),
         deps.resilience,
       ],

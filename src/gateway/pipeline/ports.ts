@@ -6,6 +6,7 @@
  */
 import type {
   AuditRecord,
+  Call,
   Catalog,
   CatalogFilter,
   Decider,
@@ -76,6 +77,18 @@ export interface PipelineSettings {
   readonly redactor: RedactorPort;
   /** The result size cap in bytes of encoded JSON. */
   readonly maxResultBytes: number;
+  /** Argument-level decisions after the policy (the Rego authorizer), if configured. */
+  readonly authorizer?: CallAuthorizerPort;
+}
+
+/**
+ * Decides one call a policy allowed, from its arguments. Resolves to allow; rejects with a
+ * `GatewayError` of code `denied` to deny; any other rejection is a failure of the authorizer (the call
+ * fails closed with `authz_failure`).
+ */
+export interface CallAuthorizerPort {
+  /** Decides `call`. */
+  decide(call: Call, signal: AbortSignal): Promise<void>;
 }
 
 /** Everything a pipeline is built from. */

@@ -10,6 +10,7 @@ import {
   type CallContext,
   classifyError,
   decisionOrZero,
+  denied,
   errorResult,
   GatewayError,
   type Handler,
@@ -211,6 +212,38 @@ export class PolicyStage implements Stage {
       return Promise.reject(new GatewayError("unknown_tool", "no such tool in the catalog"));
     }
     return next(call, ctx);
+  }
+}
+
+/**
+ * Argument-level authorization after the policy (the Rego authorizer, when configured): a denial is
+ * `denied`, a failing authorizer `authz_failure` (fail closed); both are audited as `denied_authz`.
+ * It sees the arguments as the client sent them, before inbound redaction.
+ */
+export class AuthorizeStage implements Stage {
+  /** Stage name. */
+  readonly name = "authorize";
+  readonly #settings: () => PipelineSettings;
+
+  /** Creates the stage; `settings` is read per call so a reload takes effect at once. */
+  constructor(settings: () => PipelineSettings) {
+    this.#settings = settings;
+  }
+
+  /** Decides, then calls `next` only for an allowed call. */
+  async handle(call: Call, ctx: CallContext, next: Handler): Promise<Result> {
+    const authorizer = this.#settings().authorizer;
+    if (authorizer !== undefined) {
+      try {
+        await authorizer.decide(call, ctx.signal);
+      } catch (err) {
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        ctx.trace.decision = denied("denied_authz");
+        if (err instanceof GatewayError && err.code === "denied") throw err;
+        throw new GatewayError("authz_failure", "the authorizer failed", { cause: err });
+      }
+    }
+    return await next(call, ctx);
   }
 }
 

@@ -1,0 +1,142 @@
+/**
+ * Hostile programs through the gateway: busy loops, memory bombs and more native calls than the budget
+ * allows end classified within their limits, in sandboxes of their own client, while another client's
+ * passthrough calls keep being served.
+ */
+import assert from "node:assert/strict";
+import { Gateway } from "../../src/gateway/gateway.ts";
+import { EXECUTION_ID_META } from "../../src/gateway/codemode/mod.ts";
+import { slack } from "../timing.ts";
+import {
+  connect,
+  DENO,
+  EVERYTHING,
+  loadConfig,
+  prefetchServers,
+  randomKey,
+  START_TIMEOUT_MS,
+  text,
+} from "./_helpers.ts";
+
+const TIME_LIMIT_MS = 3_000;
+
+function configYaml(dir: string): string {
+  return `
+listen: 127.0.0.1:0
+codemode: { max_execution_time: ${TIME_LIMIT_MS}, max_native_calls: 100, max_concurrent_executions: 4 }
+clients:
+  - { id: mallory, api_key_env: H_MALLORY_KEY, mode: codemode }
+  - { id: bob, api_key_env: H_BOB_KEY }
+downstreams:
+  everything:
+    transport: stdio
+    command: ${JSON.stringify(DENO)}
+    args: [run, --no-config, -A, "${EVERYTHING}", stdio]
+    env_passthrough: [NODE_EXTRA_CA_CERTS]
+policy:
+  clients:
+    mallory: { allow: ["everything__echo"] }
+    bob: { allow: ["everything__echo"] }
+audit: { sink: ${JSON.stringify(`file:${dir}/audit.jsonl`)}, fsync_ms: 50 }
+`;
+}
+
+const HOSTILE: Record<string, { source: string; expect: RegExp }> = {
+  busy: {
+    source: "def main():\n    x = 0\n    for i in range(10000000000):\n        x += i\n    return x\n",
+    expect: /^resource limit exceeded/,
+  },
+  bomb: {
+    source: 'def main():\n    s = "x" * 200000000\n    return len(s)\n',
+    expect: /^resource limit exceeded/,
+  },
+  doubling: {
+    source: "def main():\n    l = [0]\n    for i in range(64):\n        l = l + l\n    return len(l)\n",
+    expect: /^resource limit exceeded/,
+  },
+  calls: {
+    source:
+      'def main():\n    for i in range(150):\n        everything.echo(message="m%d" % i)\n    return 1\n',
+    expect: /^resource limit exceeded.*maxNativeCalls/,
+  },
+};
+
+Deno.test("hostile programs end classified within their limits; other clients keep being served", async () => {
+  await prefetchServers();
+  const dir = await Deno.makeTempDir({ prefix: "gw-cmh-" });
+  const env = { H_MALLORY_KEY: randomKey(), H_BOB_KEY: randomKey() };
+  const gateway = await Gateway.create(await loadConfig(dir, configYaml(dir), env), {
+    startTimeoutMs: START_TIMEOUT_MS,
+    log: () => {},
+  });
+  const { url } = await gateway.serve();
+  const mallory = await connect(url, env.H_MALLORY_KEY);
+  const bob = await connect(url, env.H_BOB_KEY);
+  try {
+    // Warm the sandbox pool so the first hostile program does not pay the start-up.
+    const warm = await mallory.callTool({
+      name: "execute",
+      arguments: { source: "def main():\n    return 1\n" },
+    });
+    assert.equal(warm.isError, undefined, text(warm));
+
+    let stop = false;
+    const served: number[] = [];
+    const passthrough = (async () => {
+      while (!stop) {
+        const started = performance.now();
+        const r = await bob.callTool({ name: "everything__echo", arguments: { message: "still here" } });
+        assert.equal(text(r), "Echo: still here");
+        served.push(performance.now() - started);
+      }
+    })();
+
+    const runs = Object.entries(HOSTILE).flatMap(([kind, h]) =>
+      [0, 1].map(async () => {
+        const started = performance.now();
+        const r = await mallory.callTool({ name: "execute", arguments: { source: h.source } });
+        return { kind, h, r, ms: performance.now() - started };
+      })
+    );
+    const outcomes = await Promise.all(runs);
+    stop = true;
+    await passthrough;
+
+    const callIds: string[] = [];
+    for (const { kind, h, r, ms } of outcomes) {
+      assert.equal(r.isError, true, `${kind}: ${text(r)}`);
+      assert.match(text(r), h.expect, `${kind}: ${text(r)}`);
+      // Queueing for a slot counts against the time budget; the end comes within it plus an overrun.
+      assert.ok(ms < TIME_LIMIT_MS + slack(3_000), `${kind} took ${ms} ms`);
+      const id = (r._meta as Record<string, string> | undefined)?.[EXECUTION_ID_META];
+      if (kind === "calls" && id !== undefined) callIds.push(id);
+    }
+    assert.ok(served.length >= 5, `only ${served.length} passthrough calls were served meanwhile`);
+    assert.ok(Math.max(...served) < slack(2_000), `a passthrough call took ${Math.max(...served)} ms`);
+
+    // The budget refuses the 101st call before it reaches the pipeline: exactly 100 audited per run.
+    const lines = (await Deno.readTextFile(`${dir}/audit.jsonl`)).split("\n").filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { client_id: string; execution_id?: string });
+    const byExecution = new Map<string, number>();
+    for (const l of lines) {
+      if (l.client_id === "mallory" && l.execution_id !== undefined) {
+        byExecution.set(l.execution_id, (byExecution.get(l.execution_id) ?? 0) + 1);
+      }
+    }
+    assert.equal(callIds.length, 2);
+    assert.deepEqual(callIds.map((id) => byExecution.get(id)), [100, 100]);
+    assert.ok(lines.some((l) => l.client_id === "bob" && l.execution_id === undefined));
+
+    // The sandboxes recovered: an ordinary program still runs.
+    const after = await mallory.callTool({
+      name: "execute",
+      arguments: { source: 'def main():\n    return everything.echo(message="ok")["text"]\n' },
+    });
+    assert.deepEqual((after.structuredContent as { result: unknown }).result, "Echo: ok");
+  } finally {
+    await mallory.close();
+    await bob.close();
+    await gateway.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
