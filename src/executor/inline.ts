@@ -175,6 +175,9 @@ export class InlineExecutor implements Executor {
     const compiled = {}; // replays reuse the compiled program
     for (;;) {
       if (signal.aborted) throw signal.reason;
+      // Another run may have held the thread past this one's deadline (its timer could not fire
+      // meanwhile): end now rather than compile and start a run that is already late.
+      if (performance.now() >= deadline) throw deadlineError(request.budgets.maxExecutionTime);
       let index = 0;
       let pending: { cap: number; args: Uint8Array } | undefined;
       let diverged = false;
