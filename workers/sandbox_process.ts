@@ -16,8 +16,8 @@
  * @module
  */
 import {
-  buildCapabilityEnv,
-  type CapabilityEnv,
+  CatalogCache,
+  interruptedError,
   NativeFailure,
   runProgram,
   warmUp,
@@ -33,7 +33,6 @@ import {
   type ProcRunHeader,
   SyncFrameReader,
 } from "../src/executor/process_protocol.ts";
-import { ResourceError } from "../src/starlark/mod.ts";
 
 // The host is trusted; these bounds only stop a corrupt stream from allocating without limit.
 const MAX_INPUT_BYTES = 1 << 30;
@@ -45,28 +44,14 @@ function send<H extends { readonly t: string }>(header: H, payload?: Uint8Array)
   while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
 }
 
-let catalog: { key: number; env: CapabilityEnv } | undefined;
-
-function envFor(msg: ProcRunHeader): CapabilityEnv {
-  if (msg.catalog.stubs !== undefined) {
-    catalog = { key: msg.catalog.key, env: buildCapabilityEnv(msg.catalog.stubs) };
-  }
-  if (catalog === undefined || catalog.key !== msg.catalog.key) {
-    throw new Error(`unknown capability catalog ${msg.catalog.key}`);
-  }
-  return catalog.env;
-}
-
-function interrupted(reason: string): ResourceError {
-  return new ResourceError("cancelled", `Starlark computation cancelled: ${reason}`);
-}
+const catalogs = new CatalogCache();
 
 /** Blocks for the reply to call `seq`. */
 function awaitReply(seq: number): Uint8Array {
   const frame: Frame | null = input.next();
-  if (frame === null) throw interrupted("shutdown");
+  if (frame === null) throw interruptedError("shutdown");
   const h = frame.header;
-  if (h.t === "interrupt") throw interrupted(typeof h.reason === "string" ? h.reason : "shutdown");
+  if (h.t === "interrupt") throw interruptedError(typeof h.reason === "string" ? h.reason : "shutdown");
   if (h.t !== "reply" || h.seq !== seq) throw new Error(`protocol: expected the reply to call ${seq}`);
   if (typeof h.code === "string") throw new NativeFailure(h.code);
   return frame.payload;
@@ -92,7 +77,7 @@ function run(msg: ProcRunHeader): void {
   try {
     outcome = runProgram({
       source: msg.source,
-      env: envFor(msg),
+      env: catalogs.envFor(msg.catalog),
       budgets: msg.budgets,
       maxMemoryBytes: msg.maxMemoryBytes,
       checkInterrupt: () => (performance.now() >= deadline ? "deadline" : undefined),

@@ -13,8 +13,8 @@
  * @module
  */
 import {
-  buildCapabilityEnv,
-  type CapabilityEnv,
+  CatalogCache,
+  interruptedError,
   NativeFailure,
   runProgram,
   warmUp,
@@ -30,27 +30,12 @@ import {
   SharedChannel,
   type WorkerMessage,
 } from "../src/executor/protocol.ts";
-import { ResourceError } from "../src/starlark/mod.ts";
 
 let channel: SharedChannel | undefined;
-let catalog: { key: number; env: CapabilityEnv } | undefined;
+const catalogs = new CatalogCache();
 
 function post(msg: WorkerMessage, transfer: Transferable[] = []): void {
   self.postMessage(msg, transfer);
-}
-
-function interrupted(reason: string): ResourceError {
-  return new ResourceError("cancelled", `Starlark computation cancelled: ${reason}`);
-}
-
-function envFor(msg: RunMessage): CapabilityEnv {
-  if (msg.catalog.stubs !== undefined) {
-    catalog = { key: msg.catalog.key, env: buildCapabilityEnv(msg.catalog.stubs) };
-  }
-  if (catalog === undefined || catalog.key !== msg.catalog.key) {
-    throw new Error(`unknown capability catalog ${msg.catalog.key}`);
-  }
-  return catalog.env;
 }
 
 function run(msg: RunMessage): void {
@@ -69,7 +54,7 @@ function run(msg: RunMessage): void {
 
   const native = (cap: number, args: Uint8Array): Uint8Array => {
     const s = ++seq;
-    if (!ch.beginCall()) throw interrupted(interruptName(ch.interruptReason()));
+    if (!ch.beginCall()) throw interruptedError(interruptName(ch.interruptReason()));
     post({ t: "call", id, seq: s, cap, args } satisfies CallMessage, [args.buffer as ArrayBuffer]);
     const reply = ch.awaitReply(s, msg.budgets.maxValueBytes, deadline, (offset) => {
       post({ t: "more", id, seq: s, offset } satisfies MoreMessage);
@@ -80,13 +65,13 @@ function run(msg: RunMessage): void {
       case "error":
         throw new NativeFailure(reply.code);
       case "interrupted":
-        throw interrupted(reply.reason);
+        throw interruptedError(reply.reason);
     }
   };
 
   const outcome = runProgram({
     source: msg.source,
-    env: envFor(msg),
+    env: catalogs.envFor(msg.catalog),
     budgets: msg.budgets,
     maxMemoryBytes: msg.maxMemoryBytes,
     checkInterrupt,

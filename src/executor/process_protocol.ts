@@ -18,8 +18,7 @@
  *
  * @module
  */
-import type { ExecutionBudgets } from "./contract.ts";
-import type { CatalogPayload, RunOutcome, SelfCheckReport } from "./protocol.ts";
+import type { RunMessage, RunOutcome, SelfCheckReport } from "./protocol.ts";
 
 /** Bytes of the length prefix of every frame. */
 export const FRAME_PREFIX_BYTES = 8;
@@ -215,25 +214,8 @@ export class SyncFrameReader {
 // ---------------------------------------------------------------------------------------------------
 // Messages (headers). Payloads are noted per message.
 
-/** Host → child: run one program. No payload. */
-export interface ProcRunHeader {
-  /** Discriminant. */
-  readonly t: "run";
-  /** Execution id (echoed in every frame of this execution). */
-  readonly id: number;
-  /** Starlark source. */
-  readonly source: string;
-  /** The capability catalog (stubs only when the child does not have this key yet). */
-  readonly catalog: CatalogPayload;
-  /** Budgets. */
-  readonly budgets: ExecutionBudgets;
-  /** Engine memory budget in bytes. */
-  readonly maxMemoryBytes: number;
-  /** Milliseconds left of the time budget when the frame was sent (the child keeps its own deadline). */
-  readonly remainingMs: number;
-  /** Dialect options of the engine. */
-  readonly dialect?: Readonly<Record<string, boolean>>;
-}
+/** Host → child: run one program; the same fields as the worker's run message. No payload. */
+export type ProcRunHeader = RunMessage;
 
 /** Host → child: the reply to native call `seq`; payload: the encoded result when `code` is absent. */
 export interface ProcReplyHeader {

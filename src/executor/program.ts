@@ -38,8 +38,32 @@ import {
 } from "../starlark/mod.ts";
 import { WireFormatError, WireLimitError, type WireLimits, WireTypeError } from "./codec.ts";
 import type { CapabilityStub, ExecutionBudgets } from "./contract.ts";
-import { type FailureKind, type RunOutcome, safeDetail } from "./protocol.ts";
+import { type CatalogPayload, type FailureKind, type RunOutcome, safeDetail } from "./protocol.ts";
 import { bindArguments, BindError, decodeStarValue, displayText, encodeFinalValue } from "./star_codec.ts";
+
+/**
+ * The capability environment a sandbox keeps between runs. The host sends a catalog's stubs only the first
+ * time a sandbox sees its key; later runs name the key alone.
+ */
+export class CatalogCache {
+  #cached: { key: number; env: CapabilityEnv } | undefined;
+
+  /** The environment of a run's catalog. Throws when the key names a catalog this sandbox never got. */
+  envFor(catalog: CatalogPayload): CapabilityEnv {
+    if (catalog.stubs !== undefined) {
+      this.#cached = { key: catalog.key, env: buildCapabilityEnv(catalog.stubs) };
+    }
+    if (this.#cached === undefined || this.#cached.key !== catalog.key) {
+      throw new Error(`unknown capability catalog ${catalog.key}`);
+    }
+    return this.#cached.env;
+  }
+}
+
+/** The error a run unwinds with when the host interrupted it (cancellation, deadline, shutdown). */
+export function interruptedError(reason: string): ResourceError {
+  return new ResourceError("cancelled", `Starlark computation cancelled: ${reason}`);
+}
 
 /** The file name programs run under (positions in messages read `main.star:line:col`). */
 export const PROGRAM_FILENAME = "main.star";
