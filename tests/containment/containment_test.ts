@@ -88,8 +88,10 @@ const CONTRACTS: Record<ExecutorName, {
     servesNormalStream: true,
   },
   inline: {
+    // One run may hold the thread for its whole budget, and on a machine already oversubscribed before
+    // the run that budget's wall time stretches with the load like everything else on the thread.
     deadlineSlack: (external, _peak, limits) =>
-      (limits.maxExecutionTime ?? MAX_EXECUTION_TIME) + slack(DEADLINE_SLACK_MS, external),
+      slack((limits.maxExecutionTime ?? MAX_EXECUTION_TIME) + DEADLINE_SLACK_MS, external),
     servesNormalStream: false,
   },
 };
@@ -126,7 +128,9 @@ async function checkExecutor(executor: ExecutorName, limits: Partial<Limits>): P
 
   if (procAvailable()) {
     assert.ok(
-      run.cpuSecondSecond !== undefined && run.cpuSecondSecond < IDLE_CPU_SHARE,
+      // On an oversubscribed machine the host's last second of work (ending and replacing sandboxes)
+      // spills into the next one by the same factor as everything else.
+      run.cpuSecondSecond !== undefined && run.cpuSecondSecond < slack(IDLE_CPU_SHARE, externalLoad),
       `CPU not idle in the second after the answers: ${run.cpuFirstSecond} then ${run.cpuSecondSecond} cores`,
     );
   }
@@ -215,7 +219,7 @@ for (const { name, available } of EXECUTORS) {
         wrong.map((r) => `${r.name}: ${r.outcome}${r.timedOut ? " (deadline)" : ""} ${r.message}`),
         [],
       );
-      const limit = slack(DEADLINE_SLACK_MS, externalLoad);
+      const limit = CONTRACTS[name].deadlineSlack(externalLoad, loadFactor(), { maxExecutionTime: 5_000 });
       const late = records.filter((r) => r.overrunMs > limit);
       assert.deepEqual(late.map((r) => `${r.name}: deadline + ${r.overrunMs.toFixed(0)} ms`), []);
       const slowest = records.reduce((a, b) => (a.elapsedMs >= b.elapsedMs ? a : b));
