@@ -178,8 +178,14 @@ export interface Verdict {
   readonly value?: unknown;
   /** The error to reject with. */
   readonly error?: unknown;
-  /** Whether the sandbox may serve another execution (false after any abnormal end). */
+  /** Whether the sandbox may serve another execution (false when it broke or may be in a bad state). */
   readonly reusable: boolean;
+  /**
+   * The run ended at a budget (memory, steps, time): the engine stopped itself cleanly, so the sandbox
+   * may serve its subject again, but it may hold up to a budget's worth of garbage, so it is ended soon
+   * if it stays idle.
+   */
+  readonly atBudget?: boolean;
 }
 
 const REUSABLE_CODES = new Set([
@@ -251,7 +257,7 @@ export function judgeOutcome(
       const error = budget === undefined
         ? new CodeModeError("resource_limit", message)
         : budgetError(budget, budgetValue(budget, budgets), message, final ? { where: "final value" } : {});
-      return { error, reusable: false };
+      return { error, reusable: true, atBudget: true };
     }
     case "native": {
       if (nativeError === undefined || nativeError.code !== outcome.code) {
@@ -264,7 +270,7 @@ export function judgeOutcome(
     }
     case "interrupted":
       if (outcome.code === "deadline") {
-        return { error: deadlineError(budgets.maxExecutionTime), reusable: false };
+        return { error: deadlineError(budgets.maxExecutionTime), reusable: true, atBudget: true };
       }
       return { error: internalError(`sandbox stopped unexpectedly: ${message}`), reusable: false };
     default:

@@ -122,8 +122,9 @@ Deno.test("host call: judging outcomes", () => {
   const cases: [Parameters<typeof judgeOutcome>[0], string, boolean][] = [
     [{ ok: false, kind: "program", message: "m", detail: "d", steps: 1 }, "invalid_program", true],
     [{ ok: false, kind: "arguments", message: "m", detail: "d", steps: 1 }, "invalid_arguments", true],
-    [{ ok: false, kind: "resource", message: "m", steps: 1 }, "resource_limit", false],
-    [{ ok: false, kind: "interrupted", message: "m", code: "deadline", steps: 1 }, "resource_limit", false],
+    // The engine stopped itself at a budget: the sandbox is sound (see Verdict.atBudget).
+    [{ ok: false, kind: "resource", message: "m", steps: 1 }, "resource_limit", true],
+    [{ ok: false, kind: "interrupted", message: "m", code: "deadline", steps: 1 }, "resource_limit", true],
     [{ ok: false, kind: "interrupted", message: "m", code: "cancelled", steps: 1 }, "internal", false],
     [{ ok: false, kind: "internal", message: "m", steps: 1 }, "internal", false],
     [{ ok: false, kind: "native", message: "m", code: "permission_denied", steps: 1 }, "internal", false],

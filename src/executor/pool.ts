@@ -228,8 +228,8 @@ export class WorkerPool implements Executor {
     // Posting `done` is the worker's last act of a run: it is back at its event loop.
     sb.atRest = true;
     if (exec.settled) {
-      // The acknowledgement of an interrupt (or a late result): end the worker.
-      this.#scheduler.retire(sb);
+      // The acknowledgement of an interrupt (or a late result): the worker is at rest again.
+      this.#scheduler.rested(sb);
       return;
     }
     if (exec.callInFlight) {

@@ -275,7 +275,7 @@ export class ProcessPool implements Executor {
     if (!(typeof h.heapUsed === "number" && h.heapUsed <= this.#retireHeap)) sb.retireAfterRun = true;
     if (!(typeof h.rss === "number" && h.rss <= this.#retireRss)) sb.retireAfterRun = true;
     if (exec.settled) {
-      this.#scheduler.retire(sb); // the end of an interrupted run
+      this.#scheduler.rested(sb); // the end of an interrupted run: reused unless it holds too much
       return;
     }
     if (exec.callInFlight) {

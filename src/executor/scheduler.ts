@@ -53,7 +53,15 @@ export class Slot {
   stuck = false;
   /** Set by a driver when the sandbox must not be reused (for example it holds too much memory). */
   retireAfterRun = false;
+  /** Whether its last run ended at a budget, so it is ended after a short idle time (see `Verdict`). */
+  atBudget = false;
 }
+
+/**
+ * Idle time after which a sandbox whose last run ended at a budget is ended (or the pool's idle
+ * timeout, if shorter): it may hold that run's garbage, so it is kept only while its subject is busy.
+ */
+export const AT_BUDGET_IDLE_MS = 1_000;
 
 /** What a pool tells the scheduler about its kind of sandbox. */
 export interface SandboxDriver<S extends Slot> {
@@ -277,8 +285,26 @@ export class SlotScheduler<S extends Slot> {
   finish(sb: S, verdict: Verdict): void {
     const exec = sb.execution;
     exec?.settle(verdict);
+    sb.atBudget = verdict.atBudget === true;
     if (verdict.reusable && sb.state === "busy") this.#release(sb);
     else this.retire(sb);
+  }
+
+  /**
+   * An interrupted sandbox reports that its run has unwound (it is back at its event loop): it serves
+   * its subject again like one whose run ended at a budget, instead of being replaced. Replacing it
+   * would cost a spawn, and spawning a Web Worker blocks the host's thread for 10–30 ms: under a stream
+   * of overdue programs that froze every other subject's executions.
+   */
+  rested(sb: S): void {
+    if (sb.state !== "draining") {
+      this.retire(sb);
+      return;
+    }
+    clearTimeout(sb.timer);
+    sb.timer = undefined;
+    sb.atBudget = true;
+    this.#release(sb);
   }
 
   /** The sandbox broke the protocol (or crashed): fail its execution with `internal` and end it. */
@@ -526,17 +552,24 @@ export class SlotScheduler<S extends Slot> {
     this.#pump();
   }
 
+  #idleLimit(sb: S): number {
+    return sb.atBudget ? Math.min(this.#c.idleTimeout, AT_BUDGET_IDLE_MS) : this.#c.idleTimeout;
+  }
+
   #ensureReaper(): void {
     if (this.#reaper !== undefined) return;
-    const every = Math.max(10, Math.min(this.#c.idleTimeout / 2, 5_000));
+    const shortest = Math.min(this.#c.idleTimeout, AT_BUDGET_IDLE_MS);
+    const every = Math.max(10, Math.min(shortest / 2, 5_000));
     this.#reaper = setInterval(() => this.#reap(), every);
     Deno.unrefTimer(this.#reaper as unknown as number);
   }
 
   #reap(): void {
-    const cutoff = performance.now() - this.#c.idleTimeout;
+    const now = performance.now();
     const old: S[] = [];
-    for (const list of this.#idle.values()) for (const sb of list) if (sb.lastUsed <= cutoff) old.push(sb);
+    for (const list of this.#idle.values()) {
+      for (const sb of list) if (sb.lastUsed <= now - this.#idleLimit(sb)) old.push(sb);
+    }
     for (const sb of old) this.retire(sb);
     if (this.#idle.size === 0) {
       clearInterval(this.#reaper);
