@@ -25,8 +25,8 @@
  */
 import { execFile } from "./mod.ts";
 import { json, math, sum } from "./lib/mod.ts";
-import { call } from "./call.ts";
-import { repr } from "./ops.ts";
+import { call } from "./values/call.ts";
+import { repr } from "./values/ops.ts";
 import {
   ALL_OPTIONS_DIALECT,
   binaryToBytes,
@@ -39,7 +39,7 @@ import {
   type Thread,
   toJSString,
   type Value,
-} from "./value.ts";
+} from "./values/value.ts";
 
 export type { Dialect };
 

@@ -44,21 +44,21 @@ import { UNIVERSE } from "./builtins/mod.ts";
 import { compileProgram, type Program } from "./eval/exec.ts";
 import type { PredeclaredValues, ProgramOptions } from "./eval/exec.ts";
 import { json, math, sum } from "./lib/mod.ts";
-import { freeze } from "./ops.ts";
-import { type Dialect, Thread, type ThreadOptions, type Value } from "./value.ts";
+import { freeze } from "./values/ops.ts";
+import { type Dialect, Thread, type ThreadOptions, type Value } from "./values/value.ts";
 
-export { call } from "./call.ts";
-export { freeze, repr, str } from "./ops.ts";
-export { ConversionError, fromJS, toJS } from "./convert.ts";
-export type { FromJSOptions, ToJSOptions } from "./convert.ts";
+export { call } from "./values/call.ts";
+export { freeze, repr, str } from "./values/ops.ts";
+export { ConversionError, fromJS, toJS } from "./values/convert.ts";
+export type { FromJSOptions, ToJSOptions } from "./values/convert.ts";
 export { UNIVERSE } from "./builtins/mod.ts";
 export { json, math, sum } from "./lib/mod.ts";
 export { Program } from "./eval/exec.ts";
 export type { PredeclaredValues } from "./eval/exec.ts";
 export { StarFunction } from "./eval/function.ts";
 export { InternalError } from "./eval/errors.ts";
-export { DEFAULT_MAX_INT_BITS } from "./int_cost.ts";
-export { MIN_INT_BITS } from "./thread.ts";
+export { DEFAULT_MAX_INT_BITS } from "./values/int_cost.ts";
+export { MIN_INT_BITS } from "./values/thread.ts";
 export {
   ALL_OPTIONS_DIALECT,
   Builtin,
@@ -82,7 +82,7 @@ export {
   toJSString,
   Tuple,
   typeName,
-} from "./value.ts";
+} from "./values/value.ts";
 export type {
   BuiltinFn,
   CallFrame,
@@ -94,7 +94,7 @@ export type {
   ResourceKind,
   ThreadOptions,
   Value,
-} from "./value.ts";
+} from "./values/value.ts";
 
 /** Options of {@link compile}. */
 export interface CompileOptions {

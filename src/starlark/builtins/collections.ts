@@ -13,9 +13,9 @@ import {
   noKwargs,
   unpackArgs,
   unpackPositional,
-} from "../args.ts";
-import { call } from "../call.ts";
-import { compare, iterate, len } from "../ops.ts";
+} from "../values/args.ts";
+import { call } from "../values/call.ts";
+import { compare, iterate, len } from "../values/ops.ts";
 import {
   Bytes,
   Dict,
@@ -28,8 +28,8 @@ import {
   Tuple,
   typeName,
   UnhashableError,
-} from "../value.ts";
-import type { Builtin, Kwargs, Thread, Value } from "../value.ts";
+} from "../values/value.ts";
+import type { Builtin, Kwargs, Thread, Value } from "../values/value.ts";
 
 import { sortByKeys, sortKeys } from "./sort.ts";
 import {
@@ -41,7 +41,7 @@ import {
   transcodeText,
   updateDict,
 } from "./util.ts";
-import { chargeInserts, chargeKeyHash, HASH_POLL_MASK, SET_ENTRY_BYTES } from "../ops_bulk.ts";
+import { chargeInserts, chargeKeyHash, HASH_POLL_MASK, SET_ENTRY_BYTES } from "../values/ops_bulk.ts";
 
 /** `bytes(x)`: from bytes, a string (invalid UTF-8 replaced) or an iterable of byte values. */
 export function bytesBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {

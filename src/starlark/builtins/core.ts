@@ -13,13 +13,13 @@ import {
   stringArg,
   unpackArgs,
   unpackPositional,
-} from "../args.ts";
-import { attrNames, getAttr, len, repr, str, truth } from "../ops.ts";
-import { Bytes, EvalError, List, Range, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
-import { decodeRune, encodeRune, runeCount, runeOf, sizeOf } from "../utf8.ts";
+} from "../values/args.ts";
+import { attrNames, getAttr, len, repr, str, truth } from "../values/ops.ts";
+import { Bytes, EvalError, List, Range, typeName } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
+import { decodeRune, encodeRune, runeCount, runeOf, sizeOf } from "../values/utf8.ts";
 import { chargeBytes, chargeTranscode, displayString, forEach, transcodeText } from "./util.ts";
-import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
+import { TEXT_POLL_CHUNK } from "../values/ops_bulk.ts";
 
 /** `all(iterable)`. */
 export function allBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {

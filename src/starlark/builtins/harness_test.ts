@@ -8,7 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { repr } from "../ops.ts";
+import { repr } from "../values/ops.ts";
 import { lookupMethod } from "../methods/mod.ts";
 import {
   binaryToBytes,
@@ -18,8 +18,8 @@ import {
   Thread,
   toJSString,
   Tuple,
-} from "../value.ts";
-import type { Kwargs, Value } from "../value.ts";
+} from "../values/value.ts";
+import type { Kwargs, Value } from "../values/value.ts";
 import { UNIVERSE } from "./mod.ts";
 
 /** An argument given by Starlark source and a factory for the equivalent fresh TS value. */

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { Builtin } from "../value.ts";
-import type { BuiltinFn, Value } from "../value.ts";
+import { Builtin } from "../values/value.ts";
+import type { BuiltinFn, Value } from "../values/value.ts";
 import {
   bytesBuiltin,
   dictBuiltin,

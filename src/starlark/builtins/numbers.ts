@@ -3,11 +3,18 @@
  *
  * @module
  */
-import { anyArg, ArgConversionError, asInt32, noKwargs, unpackArgs, unpackPositional } from "../args.ts";
-import { EvalError, Float, normInt, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import {
+  anyArg,
+  ArgConversionError,
+  asInt32,
+  noKwargs,
+  unpackArgs,
+  unpackPositional,
+} from "../values/args.ts";
+import { EvalError, Float, normInt, typeName } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
 import { chargeBytes } from "./util.ts";
-import { intTooLarge, linearResult, parseDecimal } from "../int_cost.ts";
+import { intTooLarge, linearResult, parseDecimal } from "../values/int_cost.ts";
 
 const DIGIT_VALUE = (c: number): number => {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;

@@ -15,11 +15,11 @@
  *
  * @module
  */
-import { compare, compareValues } from "../ops.ts";
-import { HASH_POLL_MASK, SLOT_BYTES } from "../ops_bulk.ts";
+import { compare, compareValues } from "../values/ops.ts";
+import { HASH_POLL_MASK, SLOT_BYTES } from "../values/ops_bulk.ts";
 import { callOne } from "../eval/calls.ts";
-import { EvalError, Float, Tuple } from "../value.ts";
-import type { Thread, Value } from "../value.ts";
+import { EvalError, Float, Tuple } from "../values/value.ts";
+import type { Thread, Value } from "../values/value.ts";
 
 /**
  * The sort keys of `values`: `key(v)` for each value, in order, charged as one slot per value. One-

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { compareValues, repr } from "../ops.ts";
-import { EvalError, Float, Thread, Tuple } from "../value.ts";
-import type { Value } from "../value.ts";
+import { compareValues, repr } from "../values/ops.ts";
+import { EvalError, Float, Thread, Tuple } from "../values/value.ts";
+import type { Value } from "../values/value.ts";
 import { sortByKeys, sortKeys } from "./sort.ts";
-import { Builtin } from "../value.ts";
+import { Builtin } from "../values/value.ts";
 import { seededRandom } from "../seeded_random_test.ts";
 
 /** The obvious stable sort, as the specification of sortByKeys. */

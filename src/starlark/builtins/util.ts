@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { ArgConversionError, isIterable, type Unpacker } from "../args.ts";
-import { iterate, len, repr } from "../ops.ts";
-import { transcodeUTF8 } from "../utf8.ts";
+import { ArgConversionError, isIterable, type Unpacker } from "../values/args.ts";
+import { iterate, len, repr } from "../values/ops.ts";
+import { transcodeUTF8 } from "../values/utf8.ts";
 import {
   Bytes,
   Dict,
@@ -17,8 +17,8 @@ import {
   Tuple,
   typeName,
   UnhashableError,
-} from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+} from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
 import {
   chargeInserts,
   chargeKeyHash,
@@ -29,7 +29,7 @@ import {
   insertSteps,
   POLL_CHUNK,
   SLOT_BYTES,
-} from "../ops_bulk.ts";
+} from "../values/ops_bulk.ts";
 
 export { SLOT_BYTES };
 

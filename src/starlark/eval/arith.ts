@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { binary, truth, unary } from "../ops.ts";
+import { binary, truth, unary } from "../values/ops.ts";
 import type { BinaryOp, UnaryOp } from "../syntax/ast.ts";
-import { Dict, Float, type Thread, type Value } from "../value.ts";
+import { Dict, Float, type Thread, type Value } from "../values/value.ts";
 import { atPos } from "./errors.ts";
 import { type ExprFn, F_THREAD, type Pos } from "./function.ts";
 

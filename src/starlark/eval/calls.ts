@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { repr } from "../ops.ts";
+import { repr } from "../values/ops.ts";
 import {
   Builtin,
   Dict,
@@ -15,7 +15,7 @@ import {
   Tuple,
   typeName,
   type Value,
-} from "../value.ts";
+} from "../values/value.ts";
 import { errorAt, leaveBuiltin, leaveFunction } from "./errors.ts";
 import {
   callDepth,

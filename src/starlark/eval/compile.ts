@@ -10,7 +10,7 @@
  */
 import { MAX_NESTING } from "../resolve/resolve.ts";
 import type { DefStmt, Expr, File, FunctionScope, LambdaExpr, Param, Position, Stmt } from "../syntax/ast.ts";
-import { StarlarkSyntaxError, type Value } from "../value.ts";
+import { StarlarkSyntaxError, type Value } from "../values/value.ts";
 import { compileExpr } from "./compile_expr.ts";
 import { compileStmts, returnedExpr, sequence } from "./compile_stmt.ts";
 import {

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { getAttr, getIndex, repr, slice } from "../ops.ts";
-import { chargeKeyHash } from "../ops_bulk.ts";
+import { getAttr, getIndex, repr, slice } from "../values/ops.ts";
+import { chargeKeyHash } from "../values/ops_bulk.ts";
 import type {
   BinaryExpr,
   Comprehension,
@@ -15,7 +15,7 @@ import type {
   Literal,
   TupleExpr,
 } from "../syntax/ast.ts";
-import { Bytes, Dict, EMPTY_TUPLE, Float, List, type Thread, Tuple, type Value } from "../value.ts";
+import { Bytes, Dict, EMPTY_TUPLE, Float, List, type Thread, Tuple, type Value } from "../values/value.ts";
 import { binaryOp, isTrue, slowBinary, unaryOp } from "./arith.ts";
 import { compileCall } from "./compile_call.ts";
 import { compileComprehension } from "./compile_comp.ts";

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { binary, iterate, setIndex, withSpellingHint } from "../ops.ts";
-import { chargeInserts, extendList, HASH_POLL_MASK } from "../ops_bulk.ts";
+import { binary, iterate, setIndex, withSpellingHint } from "../values/ops.ts";
+import { chargeInserts, extendList, HASH_POLL_MASK } from "../values/ops_bulk.ts";
 import type { AssignStmt, BinaryOp, Expr, ForStmt, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
 import {
   checkMutable,
@@ -22,7 +22,7 @@ import {
   Tuple,
   typeName,
   type Value,
-} from "../value.ts";
+} from "../values/value.ts";
 import { nearest } from "../resolve/spell.ts";
 import { fastIntOp, isTrue } from "./arith.ts";
 import { chargeSteps, tick } from "./calls.ts";

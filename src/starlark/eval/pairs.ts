@@ -8,9 +8,9 @@
  * @module
  */
 import { chargeTuples } from "../builtins/util.ts";
-import { chargeSlots, copyElems } from "../ops_bulk.ts";
+import { chargeSlots, copyElems } from "../values/ops_bulk.ts";
 import type { Expr } from "../syntax/ast.ts";
-import { List, type Thread, Tuple, type Value } from "../value.ts";
+import { List, type Thread, Tuple, type Value } from "../values/value.ts";
 import { callValue, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { compileExpr, compileSetter } from "./compile_expr.ts";

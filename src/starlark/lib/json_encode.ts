@@ -12,9 +12,9 @@
  *
  * @module
  */
-import { formatFloat } from "../float_format.ts";
-import { attrNames, getAttr, quote, tryIterate } from "../ops.ts";
-import type { ValueIterator } from "../ops.ts";
+import { formatFloat } from "../values/float_format.ts";
+import { attrNames, getAttr, quote, tryIterate } from "../values/ops.ts";
+import type { ValueIterator } from "../values/ops.ts";
 import {
   Builtin,
   Dict,
@@ -27,9 +27,9 @@ import {
   StarSet,
   Tuple,
   typeName,
-} from "../value.ts";
-import type { StarObject, Thread, Value } from "../value.ts";
-import { intToDecimal } from "../int_cost.ts";
+} from "../values/value.ts";
+import type { StarObject, Thread, Value } from "../values/value.ts";
+import { intToDecimal } from "../values/int_cost.ts";
 import { marshalJSONString } from "./json_strings.ts";
 
 /** Hard cap on the size of one result string, whatever the memory budget (JS strings have a size limit). */

@@ -1,7 +1,7 @@
 // Unit tests of the json module, calling the built-ins directly. Expected values and messages were
 // checked against the reference implementation (starlark-go); see also golden_test.ts.
 import assert from "node:assert/strict";
-import { equals, repr } from "../ops.ts";
+import { equals, repr } from "../values/ops.ts";
 import {
   Builtin,
   Bytes,
@@ -16,8 +16,8 @@ import {
   Thread,
   toJSString,
   Tuple,
-} from "../value.ts";
-import type { Kwargs, Value } from "../value.ts";
+} from "../values/value.ts";
+import type { Kwargs, Value } from "../values/value.ts";
 import { encodeJSON, json, MAX_DECODE_NESTING } from "./json.ts";
 import { math } from "./math.ts";
 import { seededRandom } from "../seeded_random_test.ts";

@@ -14,10 +14,10 @@
  *
  * @module
  */
-import { anyArg, ArgConversionError, unpackPositional } from "../args.ts";
-import type { Unpacker } from "../args.ts";
-import { Builtin, EvalError, Float, Module, normInt, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import { anyArg, ArgConversionError, unpackPositional } from "../values/args.ts";
+import type { Unpacker } from "../values/args.ts";
+import { Builtin, EvalError, Float, Module, normInt, typeName } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
 import * as gm from "./gomath.ts";
 import * as gt from "./gomath_trig.ts";
 

@@ -1,9 +1,9 @@
 // Unit tests of the math module, calling the built-ins directly. Expected values and messages were
 // checked against the reference implementation (starlark-go); gomath_test.ts checks the numerics in bulk.
 import assert from "node:assert/strict";
-import { attrNames, repr } from "../ops.ts";
-import { type Builtin, EvalError, Float, Module, Thread, toJSString } from "../value.ts";
-import type { Kwargs, Value } from "../value.ts";
+import { attrNames, repr } from "../values/ops.ts";
+import { type Builtin, EvalError, Float, Module, Thread, toJSString } from "../values/value.ts";
+import type { Kwargs, Value } from "../values/value.ts";
 import { math } from "./math.ts";
 
 const call = (name: string, args: Value[], kwargs: Kwargs = []): Value => {

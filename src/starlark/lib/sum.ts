@@ -13,10 +13,10 @@
  *
  * @module
  */
-import { anyArg, iterableArg, unpackArgs } from "../args.ts";
-import { binary, iterate } from "../ops.ts";
-import { Builtin, Bytes, EvalError, Float } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import { anyArg, iterableArg, unpackArgs } from "../values/args.ts";
+import { binary, iterate } from "../values/ops.ts";
+import { Builtin, Bytes, EvalError, Float } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
 
 function sumFn(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [iterable, start] = unpackArgs("sum", args, kwargs, ["iterable", iterableArg], ["start?", anyArg]);

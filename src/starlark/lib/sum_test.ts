@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { repr } from "../ops.ts";
+import { repr } from "../values/ops.ts";
 import {
   Bytes,
   Dict,
@@ -12,8 +12,8 @@ import {
   Thread,
   toJSString,
   Tuple,
-} from "../value.ts";
-import type { Kwargs, Value } from "../value.ts";
+} from "../values/value.ts";
+import type { Kwargs, Value } from "../values/value.ts";
 import { sum } from "./sum.ts";
 
 const call = (args: Value[], kwargs: Kwargs = [], thread = new Thread()): Value =>

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { Dict, Float, List, ResourceError, StarSet, Thread, Tuple } from "../value.ts";
-import type { Value } from "../value.ts";
-import { freeze } from "../ops.ts";
+import { Dict, Float, List, ResourceError, StarSet, Thread, Tuple } from "../values/value.ts";
+import type { Value } from "../values/value.ts";
+import { freeze } from "../values/ops.ts";
 import { meth, registerCases, src } from "../builtins/harness_test.ts";
 import type { Case } from "../builtins/harness_test.ts";
 import { lookupMethod } from "./mod.ts";

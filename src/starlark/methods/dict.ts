@@ -3,11 +3,17 @@
  *
  * @module
  */
-import { anyArg, checkPositional, unpackPositional } from "../args.ts";
-import { type Dict, EvalError, List, Tuple, UnhashableError } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import { anyArg, checkPositional, unpackPositional } from "../values/args.ts";
+import { type Dict, EvalError, List, Tuple, UnhashableError } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
 import { chargeTuples, checkHashMutable, dictGet, dictSet, hashing, updateDict } from "../builtins/util.ts";
-import { chargeInserts, chargeKeyHash, chargeSlots, ENTRY_BYTES, HASH_POLL_MASK } from "../ops_bulk.ts";
+import {
+  chargeInserts,
+  chargeKeyHash,
+  chargeSlots,
+  ENTRY_BYTES,
+  HASH_POLL_MASK,
+} from "../values/ops_bulk.ts";
 import { named } from "./list.ts";
 import type { MethodFn } from "./mod.ts";
 

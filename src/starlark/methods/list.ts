@@ -3,12 +3,19 @@
  *
  * @module
  */
-import { anyArg, checkPositional, intArg, iterableArg, sliceIndices, unpackPositional } from "../args.ts";
-import { equals } from "../ops.ts";
-import { checkMutable, EvalError, List, Tuple } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import {
+  anyArg,
+  checkPositional,
+  intArg,
+  iterableArg,
+  sliceIndices,
+  unpackPositional,
+} from "../values/args.ts";
+import { equals } from "../values/ops.ts";
+import { checkMutable, EvalError, List, Tuple } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
 import { collect } from "../builtins/util.ts";
-import { extendList, SLOT_BYTES } from "../ops_bulk.ts";
+import { extendList, SLOT_BYTES } from "../values/ops_bulk.ts";
 import type { MethodFn } from "./mod.ts";
 
 type ListFn = (thread: Thread, l: List, args: Value[], kwargs: Kwargs, name: string) => Value;

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { Bytes, Dict, List, StarSet } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import { Bytes, Dict, List, StarSet } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
 import { DICT_METHODS } from "./dict.ts";
 import { LIST_METHODS } from "./list.ts";
 import { SET_METHODS } from "./set.ts";

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { anyArg, checkPositional, isIterable, iterableArg, unpackPositional } from "../args.ts";
-import { EvalError, hashKey, StarSet, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import { anyArg, checkPositional, isIterable, iterableArg, unpackPositional } from "../values/args.ts";
+import { EvalError, hashKey, StarSet, typeName } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
 import { checkHashMutable, forEach, hashing, setInsert } from "../builtins/util.ts";
 import {
   chargeInserts,
@@ -15,7 +15,7 @@ import {
   insertSteps,
   lookupSteps,
   SET_ENTRY_BYTES,
-} from "../ops_bulk.ts";
+} from "../values/ops_bulk.ts";
 import { named } from "./list.ts";
 import type { MethodFn } from "./mod.ts";
 

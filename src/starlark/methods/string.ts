@@ -13,14 +13,14 @@ import {
   sliceIndices,
   stringArg,
   unpackPositional,
-} from "../args.ts";
-import { EvalError, List, Tuple, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
-import { decodeRune, runeCount, runeOf, sizeOf } from "../utf8.ts";
+} from "../values/args.ts";
+import { EvalError, List, Tuple, typeName } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
+import { decodeRune, runeCount, runeOf, sizeOf } from "../values/utf8.ts";
 import { chargeBytes, chargeRunes, forEach } from "../builtins/util.ts";
-import { countMatches, findIndex, findLastIndex, forEachMatch } from "../ops_search.ts";
-import { SLOT_BYTES, TEXT_POLL_CHUNK } from "../ops_bulk.ts";
-import { MAX_STRING_LENGTH, tooLongString } from "../ops_binary.ts";
+import { countMatches, findIndex, findLastIndex, forEachMatch } from "../values/ops_search.ts";
+import { SLOT_BYTES, TEXT_POLL_CHUNK } from "../values/ops_bulk.ts";
+import { MAX_STRING_LENGTH, tooLongString } from "../values/ops_binary.ts";
 import {
   decodeLastRune,
   isASCII,

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { quote, repr } from "../ops.ts";
-import { EvalError } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import { quote, repr } from "../values/ops.ts";
+import { EvalError } from "../values/value.ts";
+import type { Kwargs, Thread, Value } from "../values/value.ts";
 import { chargeBytes, displayString } from "../builtins/util.ts";
 
 const INT64_MAX = (1n << 63n) - 1n;

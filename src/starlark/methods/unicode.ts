@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { decodeRune, RUNE_ERROR, runeOf, sizeOf } from "../utf8.ts";
-import type { Thread } from "../value.ts";
+import { decodeRune, RUNE_ERROR, runeOf, sizeOf } from "../values/utf8.ts";
+import type { Thread } from "../values/value.ts";
 import {
   isCasedRune,
   isDigitRune,

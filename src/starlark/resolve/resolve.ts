@@ -25,7 +25,7 @@ import type {
   Position,
   Stmt,
 } from "../syntax/ast.ts";
-import { type Dialect, StarlarkSyntaxError } from "../value.ts";
+import { type Dialect, StarlarkSyntaxError } from "../values/value.ts";
 import { checkCallArgs } from "./checks.ts";
 import { type Block, type FnInfo, lookupLocal, newScope, type RBinding, type Use } from "./scope.ts";
 import { nearest } from "./spell.ts";

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { callBuiltin, callFunction } from "./eval/calls.ts";
-import { StarFunction } from "./eval/function.ts";
+import { callBuiltin, callFunction } from "../eval/calls.ts";
+import { StarFunction } from "../eval/function.ts";
 import { Builtin, EvalError, type Kwargs, type Thread, typeName, type Value } from "./value.ts";
 
 /**

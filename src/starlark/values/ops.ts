@@ -16,8 +16,8 @@
  *
  * @module
  */
-import { lookupMethod, methodNames } from "./methods/mod.ts";
-import { nearest as nearestName } from "./resolve/spell.ts";
+import { lookupMethod, methodNames } from "../methods/mod.ts";
+import { nearest as nearestName } from "../resolve/spell.ts";
 import {
   Builtin,
   Dict,
