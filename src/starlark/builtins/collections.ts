@@ -40,7 +40,7 @@ import {
   int64Arg,
   transcodeText,
   updateDict,
-} from "./util.ts";
+} from "../values/support.ts";
 import { chargeInserts, chargeKeyHash, HASH_POLL_MASK, SET_ENTRY_BYTES } from "../values/ops_bulk.ts";
 
 /** `bytes(x)`: from bytes, a string (invalid UTF-8 replaced) or an iterable of byte values. */

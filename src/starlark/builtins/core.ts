@@ -14,11 +14,12 @@ import {
   unpackArgs,
   unpackPositional,
 } from "../values/args.ts";
-import { attrNames, getAttr, len, repr, str, truth } from "../values/ops.ts";
+import { attrNames, getAttr } from "../methods/mod.ts";
+import { len, repr, str, truth } from "../values/ops.ts";
 import { Bytes, EvalError, List, Range, typeName } from "../values/value.ts";
 import type { Kwargs, Thread, Value } from "../values/value.ts";
 import { decodeRune, encodeRune, runeCount, runeOf, sizeOf } from "../values/utf8.ts";
-import { chargeBytes, chargeTranscode, displayString, forEach, transcodeText } from "./util.ts";
+import { chargeBytes, chargeTranscode, displayString, forEach, transcodeText } from "../values/support.ts";
 import { TEXT_POLL_CHUNK } from "../values/ops_bulk.ts";
 
 /** `all(iterable)`. */

@@ -13,7 +13,7 @@ import {
 } from "../values/args.ts";
 import { EvalError, Float, normInt, typeName } from "../values/value.ts";
 import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { chargeBytes } from "./util.ts";
+import { chargeBytes } from "../values/support.ts";
 import { intTooLarge, linearResult, parseDecimal } from "../values/int_cost.ts";
 
 const DIGIT_VALUE = (c: number): number => {

@@ -17,7 +17,7 @@
  */
 import { compare, compareValues } from "../values/ops.ts";
 import { HASH_POLL_MASK, SLOT_BYTES } from "../values/ops_bulk.ts";
-import { callOne } from "../eval/calls.ts";
+import { callOne } from "../values/call.ts";
 import { EvalError, Float, Tuple } from "../values/value.ts";
 import type { Thread, Value } from "../values/value.ts";
 

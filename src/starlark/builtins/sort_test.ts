@@ -5,6 +5,8 @@ import type { Value } from "../values/value.ts";
 import { sortByKeys, sortKeys } from "./sort.ts";
 import { Builtin } from "../values/value.ts";
 import { seededRandom } from "../seeded_random_test.ts";
+// sortKeys calls key functions through the calling protocol, which the evaluator installs as it loads.
+import "../eval/calls.ts";
 
 /** The obvious stable sort, as the specification of sortByKeys. */
 function naive(values: Value[], keys: Value[], reverse: boolean): Value[] {

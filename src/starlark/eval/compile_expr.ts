@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { getAttr, getIndex, repr, slice } from "../values/ops.ts";
+import { getAttr } from "../methods/mod.ts";
+import { getIndex, repr, slice } from "../values/ops.ts";
 import { chargeKeyHash } from "../values/ops_bulk.ts";
 import type {
   BinaryExpr,

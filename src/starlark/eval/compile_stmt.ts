@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { binary, iterate, setIndex, withSpellingHint } from "../values/ops.ts";
+import { withSpellingHint } from "../methods/mod.ts";
+import { binary, iterate, setIndex } from "../values/ops.ts";
 import { chargeInserts, extendList, HASH_POLL_MASK } from "../values/ops_bulk.ts";
 import type { AssignStmt, BinaryOp, Expr, ForStmt, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
 import {
@@ -23,7 +24,7 @@ import {
   typeName,
   type Value,
 } from "../values/value.ts";
-import { nearest } from "../resolve/spell.ts";
+import { nearest } from "../values/spell.ts";
 import { fastIntOp, isTrue } from "./arith.ts";
 import { chargeSteps, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { chargeTuples } from "../builtins/util.ts";
+import { chargeTuples } from "../values/support.ts";
 import { chargeSlots, copyElems } from "../values/ops_bulk.ts";
 import type { Expr } from "../syntax/ast.ts";
 import { List, type Thread, Tuple, type Value } from "../values/value.ts";

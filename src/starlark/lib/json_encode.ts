@@ -13,7 +13,8 @@
  * @module
  */
 import { formatFloat } from "../values/float_format.ts";
-import { attrNames, getAttr, quote, tryIterate } from "../values/ops.ts";
+import { attrNames, getAttr } from "../methods/mod.ts";
+import { quote, tryIterate } from "../values/ops.ts";
 import type { ValueIterator } from "../values/ops.ts";
 import {
   Builtin,

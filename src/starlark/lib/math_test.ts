@@ -1,7 +1,8 @@
 // Unit tests of the math module, calling the built-ins directly. Expected values and messages were
 // checked against the reference implementation (starlark-go); gomath_test.ts checks the numerics in bulk.
 import assert from "node:assert/strict";
-import { attrNames, repr } from "../values/ops.ts";
+import { attrNames } from "../methods/mod.ts";
+import { repr } from "../values/ops.ts";
 import { type Builtin, EvalError, Float, Module, Thread, toJSString } from "../values/value.ts";
 import type { Kwargs, Value } from "../values/value.ts";
 import { math } from "./math.ts";

@@ -6,7 +6,7 @@
 import { anyArg, checkPositional, unpackPositional } from "../values/args.ts";
 import { type Dict, EvalError, List, Tuple, UnhashableError } from "../values/value.ts";
 import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { chargeTuples, checkHashMutable, dictGet, dictSet, hashing, updateDict } from "../builtins/util.ts";
+import { chargeTuples, checkHashMutable, dictGet, dictSet, hashing, updateDict } from "../values/support.ts";
 import {
   chargeInserts,
   chargeKeyHash,

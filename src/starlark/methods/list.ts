@@ -14,7 +14,7 @@ import {
 import { equals } from "../values/ops.ts";
 import { checkMutable, EvalError, List, Tuple } from "../values/value.ts";
 import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { collect } from "../builtins/util.ts";
+import { collect } from "../values/support.ts";
 import { extendList, SLOT_BYTES } from "../values/ops_bulk.ts";
 import type { MethodFn } from "./mod.ts";
 

@@ -7,7 +7,7 @@
 import { anyArg, checkPositional, isIterable, iterableArg, unpackPositional } from "../values/args.ts";
 import { EvalError, hashKey, StarSet, typeName } from "../values/value.ts";
 import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { checkHashMutable, forEach, hashing, setInsert } from "../builtins/util.ts";
+import { checkHashMutable, forEach, hashing, setInsert } from "../values/support.ts";
 import {
   chargeInserts,
   chargeKeyHash,

@@ -17,7 +17,7 @@ import {
 import { EvalError, List, Tuple, typeName } from "../values/value.ts";
 import type { Kwargs, Thread, Value } from "../values/value.ts";
 import { decodeRune, runeCount, runeOf, sizeOf } from "../values/utf8.ts";
-import { chargeBytes, chargeRunes, forEach } from "../builtins/util.ts";
+import { chargeBytes, chargeRunes, forEach } from "../values/support.ts";
 import { countMatches, findIndex, findLastIndex, forEachMatch } from "../values/ops_search.ts";
 import { SLOT_BYTES, TEXT_POLL_CHUNK } from "../values/ops_bulk.ts";
 import { MAX_STRING_LENGTH, tooLongString } from "../values/ops_binary.ts";

@@ -7,7 +7,7 @@
 import { quote, repr } from "../values/ops.ts";
 import { EvalError } from "../values/value.ts";
 import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { chargeBytes, displayString } from "../builtins/util.ts";
+import { chargeBytes, displayString } from "../values/support.ts";
 
 const INT64_MAX = (1n << 63n) - 1n;
 

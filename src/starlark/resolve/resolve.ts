@@ -28,7 +28,7 @@ import type {
 import { type Dialect, StarlarkSyntaxError } from "../values/value.ts";
 import { checkCallArgs } from "./checks.ts";
 import { type Block, type FnInfo, lookupLocal, newScope, type RBinding, type Use } from "./scope.ts";
-import { nearest } from "./spell.ts";
+import { nearest } from "../values/spell.ts";
 
 /** What the resolver needs to know about the environment of the file. */
 export interface ResolveOptions {
