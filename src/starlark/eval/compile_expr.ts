@@ -18,8 +18,6 @@ import type {
 } from "../syntax/ast.ts";
 import { Bytes, Dict, EMPTY_TUPLE, Float, List, type Thread, Tuple, type Value } from "../values/value.ts";
 import { binaryOp, isTrue, slowBinary, unaryOp } from "./arith.ts";
-import { compileCall } from "./compile_call.ts";
-import { compileComprehension } from "./compile_comp.ts";
 import type { Compiler } from "./compile.ts";
 import { atPos, errorAt } from "./errors.ts";
 import {
@@ -92,7 +90,7 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
       };
     }
     case "Comprehension":
-      return compileComprehension(c, e as Comprehension);
+      return c.rules.comprehension(c, e as Comprehension);
     case "UnaryExpr": {
       const X = compileExpr(c, e.x);
       c.setPos(e);
@@ -107,7 +105,7 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
       return (fr) => attrAt(fr[F_THREAD] as Thread, X(fr), name, pos);
     }
     case "CallExpr":
-      return compileCall(c, e);
+      return c.rules.call(c, e);
     case "LambdaExpr":
       return c.compileFunction(e, "lambda", [{
         kind: "ReturnStmt",
