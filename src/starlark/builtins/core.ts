@@ -8,19 +8,36 @@ import {
   anyArg,
   ArgConversionError,
   asInt32,
+  Bytes,
+  chargeBytes,
+  chargeTranscode,
+  decodeRune,
+  displayString,
+  encodeRune,
+  EvalError,
+  forEach,
   iterableArg,
+  type Kwargs,
+  len,
+  List,
   noKwargs,
+  Range,
+  repr,
+  runeCount,
+  runeOf,
+  sizeOf,
+  str,
   stringArg,
+  TEXT_POLL_CHUNK,
+  type Thread,
+  transcodeText,
+  truth,
+  typeName,
   unpackArgs,
   unpackPositional,
-} from "../values/args.ts";
+  type Value,
+} from "../values/mod.ts";
 import { attrNames, getAttr } from "../methods/mod.ts";
-import { len, repr, str, truth } from "../values/ops.ts";
-import { Bytes, EvalError, List, Range, typeName } from "../values/value.ts";
-import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { decodeRune, encodeRune, runeCount, runeOf, sizeOf } from "../values/utf8.ts";
-import { chargeBytes, chargeTranscode, displayString, forEach, transcodeText } from "../values/support.ts";
-import { TEXT_POLL_CHUNK } from "../values/ops_bulk.ts";
 
 /** `all(iterable)`. */
 export function allBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { Builtin } from "../values/value.ts";
-import type { BuiltinFn, Value } from "../values/value.ts";
+import { Builtin, type BuiltinFn, type Value } from "../values/mod.ts";
 import {
   bytesBuiltin,
   dictBuiltin,

@@ -7,14 +7,21 @@ import {
   anyArg,
   ArgConversionError,
   asInt32,
+  chargeBytes,
+  EvalError,
+  Float,
+  intTooLarge,
+  type Kwargs,
+  linearResult,
   noKwargs,
+  normInt,
+  parseDecimal,
+  type Thread,
+  typeName,
   unpackArgs,
   unpackPositional,
-} from "../values/args.ts";
-import { EvalError, Float, normInt, typeName } from "../values/value.ts";
-import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { chargeBytes } from "../values/support.ts";
-import { intTooLarge, linearResult, parseDecimal } from "../values/int_cost.ts";
+  type Value,
+} from "../values/mod.ts";
 
 const DIGIT_VALUE = (c: number): number => {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import { compareValues, repr } from "../values/ops.ts";
-import { EvalError, Float, Thread, Tuple } from "../values/value.ts";
-import type { Value } from "../values/value.ts";
+import { Builtin, compareValues, EvalError, Float, repr, Thread, Tuple, type Value } from "../values/mod.ts";
 import { sortByKeys, sortKeys } from "./sort.ts";
-import { Builtin } from "../values/value.ts";
 import { seededRandom } from "../seeded_random_test.ts";
 // sortKeys calls key functions through the calling protocol, which the evaluator installs as it loads.
 import "../eval/calls.ts";

@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { binary, truth, unary } from "../values/ops.ts";
+import { binary, Dict, Float, type Thread, truth, unary, type Value } from "../values/mod.ts";
 import type { BinaryOp, UnaryOp } from "../syntax/ast.ts";
-import { Dict, Float, type Thread, type Value } from "../values/value.ts";
 import { atPos } from "./errors.ts";
 import { type ExprFn, F_THREAD, type Pos } from "./function.ts";
 

@@ -6,19 +6,19 @@
  *
  * @module
  */
-import { installCalls } from "../values/call.ts";
-import { repr } from "../values/ops.ts";
 import {
   Builtin,
   Dict,
   EvalError,
+  installCalls,
   type Kwargs,
+  repr,
   ResourceError,
   type Thread,
   Tuple,
   typeName,
   type Value,
-} from "../values/value.ts";
+} from "../values/mod.ts";
 import { errorAt, leaveBuiltin, leaveFunction } from "./errors.ts";
 import {
   callDepth,

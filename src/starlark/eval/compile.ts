@@ -25,7 +25,7 @@ import type {
   Position,
   Stmt,
 } from "../syntax/ast.ts";
-import { StarlarkSyntaxError, type Value } from "../values/value.ts";
+import { StarlarkSyntaxError, type Value } from "../values/mod.ts";
 import {
   type Cell,
   type DefaultValue,

@@ -4,8 +4,20 @@
  * @module
  */
 import { getAttr } from "../methods/mod.ts";
-import { getIndex, repr, slice } from "../values/ops.ts";
-import { chargeKeyHash } from "../values/ops_bulk.ts";
+import {
+  Bytes,
+  chargeKeyHash,
+  Dict,
+  EMPTY_TUPLE,
+  Float,
+  getIndex,
+  List,
+  repr,
+  slice,
+  type Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
 import type {
   BinaryExpr,
   Comprehension,
@@ -16,7 +28,6 @@ import type {
   Literal,
   TupleExpr,
 } from "../syntax/ast.ts";
-import { Bytes, Dict, EMPTY_TUPLE, Float, List, type Thread, Tuple, type Value } from "../values/value.ts";
 import { binaryOp, isTrue, slowBinary, unaryOp } from "./arith.ts";
 import type { Compiler } from "./compile.ts";
 import { atPos, errorAt } from "./errors.ts";

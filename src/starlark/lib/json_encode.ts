@@ -12,25 +12,28 @@
  *
  * @module
  */
-import { formatFloat } from "../values/float_format.ts";
-import { attrNames, getAttr } from "../methods/mod.ts";
-import { quote, tryIterate } from "../values/ops.ts";
-import type { ValueIterator } from "../values/ops.ts";
 import {
   Builtin,
   Dict,
   EvalError,
   Float,
+  formatFloat,
+  intToDecimal,
   List,
   Module,
+  quote,
   Range,
   ResourceError,
+  type StarObject,
   StarSet,
+  type Thread,
+  tryIterate,
   Tuple,
   typeName,
-} from "../values/value.ts";
-import type { StarObject, Thread, Value } from "../values/value.ts";
-import { intToDecimal } from "../values/int_cost.ts";
+  type Value,
+  type ValueIterator,
+} from "../values/mod.ts";
+import { attrNames, getAttr } from "../methods/mod.ts";
 import { marshalJSONString } from "./json_strings.ts";
 
 /** Hard cap on the size of one result string, whatever the memory budget (JS strings have a size limit). */

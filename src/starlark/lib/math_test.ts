@@ -2,9 +2,17 @@
 // checked against the reference implementation (starlark-go); gomath_test.ts checks the numerics in bulk.
 import assert from "node:assert/strict";
 import { attrNames } from "../methods/mod.ts";
-import { repr } from "../values/ops.ts";
-import { type Builtin, EvalError, Float, Module, Thread, toJSString } from "../values/value.ts";
-import type { Kwargs, Value } from "../values/value.ts";
+import {
+  type Builtin,
+  EvalError,
+  Float,
+  type Kwargs,
+  Module,
+  repr,
+  Thread,
+  toJSString,
+  type Value,
+} from "../values/mod.ts";
 import { math } from "./math.ts";
 
 const call = (name: string, args: Value[], kwargs: Kwargs = []): Value => {

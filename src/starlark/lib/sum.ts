@@ -13,10 +13,20 @@
  *
  * @module
  */
-import { anyArg, iterableArg, unpackArgs } from "../values/args.ts";
-import { binary, iterate } from "../values/ops.ts";
-import { Builtin, Bytes, EvalError, Float } from "../values/value.ts";
-import type { Kwargs, Thread, Value } from "../values/value.ts";
+import {
+  anyArg,
+  binary,
+  Builtin,
+  Bytes,
+  EvalError,
+  Float,
+  iterableArg,
+  iterate,
+  type Kwargs,
+  type Thread,
+  unpackArgs,
+  type Value,
+} from "../values/mod.ts";
 
 function sumFn(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [iterable, start] = unpackArgs("sum", args, kwargs, ["iterable", iterableArg], ["start?", anyArg]);

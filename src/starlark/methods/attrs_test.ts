@@ -5,8 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { Builtin, EvalError, List, Module, StarObject, Thread } from "../values/value.ts";
-import type { Value } from "../values/value.ts";
+import { Builtin, EvalError, List, Module, StarObject, Thread, type Value } from "../values/mod.ts";
 import { attrNames, getAttr, withSpellingHint } from "./mod.ts";
 
 const th = new Thread();

@@ -3,17 +3,30 @@
  *
  * @module
  */
-import { anyArg, checkPositional, unpackPositional } from "../values/args.ts";
-import { type Dict, EvalError, List, Tuple, UnhashableError } from "../values/value.ts";
-import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { chargeTuples, checkHashMutable, dictGet, dictSet, hashing, updateDict } from "../values/support.ts";
 import {
+  anyArg,
   chargeInserts,
   chargeKeyHash,
   chargeSlots,
+  chargeTuples,
+  checkHashMutable,
+  checkPositional,
+  type Dict,
+  dictGet,
+  dictSet,
   ENTRY_BYTES,
+  EvalError,
   HASH_POLL_MASK,
-} from "../values/ops_bulk.ts";
+  hashing,
+  type Kwargs,
+  List,
+  type Thread,
+  Tuple,
+  UnhashableError,
+  unpackPositional,
+  updateDict,
+  type Value,
+} from "../values/mod.ts";
 import { named } from "./list.ts";
 import type { MethodFn } from "./mod.ts";
 

@@ -5,17 +5,23 @@
  */
 import {
   anyArg,
+  checkMutable,
   checkPositional,
+  collect,
+  equals,
+  EvalError,
+  extendList,
   intArg,
   iterableArg,
+  type Kwargs,
+  List,
   sliceIndices,
+  SLOT_BYTES,
+  type Thread,
+  Tuple,
   unpackPositional,
-} from "../values/args.ts";
-import { equals } from "../values/ops.ts";
-import { checkMutable, EvalError, List, Tuple } from "../values/value.ts";
-import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { collect } from "../values/support.ts";
-import { extendList, SLOT_BYTES } from "../values/ops_bulk.ts";
+  type Value,
+} from "../values/mod.ts";
 import type { MethodFn } from "./mod.ts";
 
 type ListFn = (thread: Thread, l: List, args: Value[], kwargs: Kwargs, name: string) => Value;

@@ -6,19 +6,21 @@
  *
  * @module
  */
-import { nearest } from "../values/ops.ts";
 import {
   Builtin,
   Bytes,
   Dict,
   EvalError,
+  type Kwargs,
   List,
   Module,
+  nearest,
   NoSuchAttrError,
   StarSet,
+  type Thread,
   typeName,
-} from "../values/value.ts";
-import type { Kwargs, Thread, Value } from "../values/value.ts";
+  type Value,
+} from "../values/mod.ts";
 import { DICT_METHODS } from "./dict.ts";
 import { LIST_METHODS } from "./list.ts";
 import { SET_METHODS } from "./set.ts";
@@ -96,7 +98,7 @@ export function getAttr(_thread: Thread, x: Value, name: string): Value {
 /** Appends the reference's `(did you mean .x?)` hint for a missing attribute `name` of `x`. */
 export function withSpellingHint(msg: string, name: string, x: Value): string {
   const near = nearest(name, attrNames(x));
-  return near === undefined ? msg : `${msg} (did you mean .${near}?)`;
+  return near === "" ? msg : `${msg} (did you mean .${near}?)`;
 }
 
 /** Names of `x`'s attributes, sorted (`dir(x)`). */

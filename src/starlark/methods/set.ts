@@ -4,18 +4,30 @@
  *
  * @module
  */
-import { anyArg, checkPositional, isIterable, iterableArg, unpackPositional } from "../values/args.ts";
-import { EvalError, hashKey, StarSet, typeName } from "../values/value.ts";
-import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { checkHashMutable, forEach, hashing, setInsert } from "../values/support.ts";
 import {
+  anyArg,
   chargeInserts,
   chargeKeyHash,
+  checkHashMutable,
+  checkPositional,
   copyMap,
+  EvalError,
+  forEach,
+  hashing,
+  hashKey,
   insertSteps,
+  isIterable,
+  iterableArg,
+  type Kwargs,
   lookupSteps,
   SET_ENTRY_BYTES,
-} from "../values/ops_bulk.ts";
+  setInsert,
+  StarSet,
+  type Thread,
+  typeName,
+  unpackPositional,
+  type Value,
+} from "../values/mod.ts";
 import { named } from "./list.ts";
 import type { MethodFn } from "./mod.ts";
 

@@ -4,10 +4,16 @@
  *
  * @module
  */
-import { quote, repr } from "../values/ops.ts";
-import { EvalError } from "../values/value.ts";
-import type { Kwargs, Thread, Value } from "../values/value.ts";
-import { chargeBytes, displayString } from "../values/support.ts";
+import {
+  chargeBytes,
+  displayString,
+  EvalError,
+  type Kwargs,
+  quote,
+  repr,
+  type Thread,
+  type Value,
+} from "../values/mod.ts";
 
 const INT64_MAX = (1n << 63n) - 1n;
 

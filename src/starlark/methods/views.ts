@@ -4,15 +4,18 @@
  *
  * @module
  */
-import { checkPositional } from "../values/args.ts";
 import {
+  type Bytes,
   bytesElems,
+  checkPositional,
+  type Kwargs,
   stringCodepointOrds,
   stringCodepoints,
   stringElemOrds,
   stringElems,
-} from "../values/string_views.ts";
-import type { Bytes, Kwargs, Thread, Value } from "../values/value.ts";
+  type Thread,
+  type Value,
+} from "../values/mod.ts";
 import type { MethodFn } from "./mod.ts";
 
 function view(name: string, make: (s: string) => Value): [string, MethodFn] {

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { BinaryOp, UnaryOp } from "../values/operators.ts";
+import type { BinaryOp, UnaryOp } from "../values/mod.ts";
 
 // The operator sets are defined with the operations that apply them (the value layer, which the syntax
 // already stands on for its errors); the tree names them from there.
