@@ -1,6 +1,6 @@
 /**
  * Compiled unary and binary operators. Each operator gets its own closure with an inline fast path for
- * small ints (JS numbers) and strings; everything else goes to the shared operations of ops.ts, whose
+ * small ints (JS numbers) and strings; everything else goes to the shared operations of values/ops.ts, whose
  * errors are tagged with the operator's position.
  *
  * @module

@@ -13,7 +13,7 @@
  * `starlarkSetIndex(i, v)`, `starlarkBinary(op, y, side)` ({@link StarlarkHasBinary}),
  * `starlarkUnary(op)` ({@link StarlarkHasUnary}) and `freeze()` ({@link Freezable}). Attributes
  * (`starlarkAttr(name)`/`starlarkAttrNames()`) are looked up with the built-in types' methods, in
- * `methods/attrs.ts`.
+ * `methods/mod.ts`.
  *
  * @module
  */

@@ -19,9 +19,9 @@
  * comparing two JS strings compares their UTF-8 encodings. Use {@link fromJSString}/{@link toJSString}
  * at the host boundary.
  *
- * This module is the single entry point of the value model: the definitions live in focused modules
- * (`object.ts`, `dict.ts`, `range.ts`, `thread.ts`, `errors.ts`, `text.ts`) and are re-exported
- * here, so the rest of the engine imports them from this file only.
+ * This module is the value model's entry inside the value layer: the definitions live in focused modules
+ * (`object.ts`, `dict.ts`, `range.ts`, `thread.ts`, `errors.ts`, `text.ts`) and are re-exported here, so
+ * the other value modules import them from this file only (code outside `values/` uses `mod.ts`).
  *
  * @module
  */
