@@ -1,7 +1,8 @@
 /**
- * The dependency rules of DESIGN.md §1, checked on the source text: the engine stands alone, the worker
- * is reached only by URL and loads no host code, the core never depends on its adapters, and every
- * folder is entered through its `mod.ts`.
+ * The dependency rules of DESIGN.md §1, checked on the source text: the engine stands alone and its
+ * stage folders import each other in one direction (no cycles, not even among the compile modules), the
+ * worker is reached only by URL and loads no host code, the core never depends on its adapters, and
+ * every folder is entered through its `mod.ts`.
  *
  * Imports are read from top-level `import`/`export ... from` statements (deno fmt puts them at column 0,
  * so examples inside doc comments are not mistaken for imports) and from `import("...")` calls.
@@ -274,5 +275,137 @@ Deno.test("architecture: no gateway layer imports the composition root back; lay
       }).map((p) => `${s.path} -> ${p}`)
       : []
   );
+  assert.deepEqual(found, []);
+});
+
+const ENGINE = "src/starlark";
+
+/** The engine folder of `path` (`""` for the files at the engine's root: mod.ts, cli.ts). */
+function engineFolder(path: string): string {
+  const rest = path.slice(ENGINE.length + 1);
+  return rest.includes("/") ? rest.slice(0, rest.indexOf("/")) : "";
+}
+
+/** The engine's shipped modules (tests may import any stage they exercise) and the engine modules each imports. */
+function engineImports(): Map<string, string[]> {
+  const edges = new Map<string, string[]>();
+  for (const s of SOURCES.values()) {
+    if (!inside(s.path, ENGINE) || isTest(s.path)) continue;
+    edges.set(s.path, s.local.filter((p) => inside(p, ENGINE) && p.endsWith(".ts") && !isTest(p)));
+  }
+  return edges;
+}
+
+/** The strongly connected components of more than one node (each one holds at least one cycle). */
+function cycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const v of [...edges.keys()].sort()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+/** The imports between members of each cycle, as `from -> to` lines, so a failure names the culprits. */
+function describeCycles(
+  components: string[][],
+  imports: ReadonlyMap<string, readonly string[]>,
+  nodeOf: (path: string) => string,
+): string[] {
+  return components.map((c) => {
+    const members = new Set(c);
+    const lines = [...imports].flatMap(([from, tos]) =>
+      tos.filter((to) => nodeOf(from) !== nodeOf(to) && members.has(nodeOf(from)) && members.has(nodeOf(to)))
+        .map((to) => `${from} -> ${to}`)
+    );
+    return `cycle through ${c.join(", ")}:\n  ${lines.join("\n  ")}`;
+  });
+}
+
+Deno.test("architecture: the engine's folders import each other without a cycle", () => {
+  const imports = engineImports();
+  assert.ok(imports.size > 50, "the engine was read");
+  const folders = new Map<string, string[]>();
+  for (const [from, tos] of imports) {
+    const f = engineFolder(from);
+    const out = folders.get(f) ?? [];
+    for (const to of tos) {
+      if (engineFolder(to) !== f && !out.includes(engineFolder(to))) out.push(engineFolder(to));
+    }
+    folders.set(f, out);
+  }
+  assert.ok(
+    folders.has("values") && folders.has("eval") && folders.has("methods"),
+    "the stage folders exist",
+  );
+  assert.deepEqual(describeCycles(cycles(folders), imports, engineFolder), []);
+});
+
+Deno.test("architecture: the eval/compile* modules import each other without a cycle", () => {
+  const imports = new Map(
+    [...engineImports()].filter(([p]) => inside(p, `${ENGINE}/eval`)).map((
+      [p, tos],
+    ) => [p, tos.filter((t) => inside(t, `${ENGINE}/eval`))]),
+  );
+  const compileModules = [...imports.keys()].filter((p) => /\/eval\/compile[^/]*\.ts$/.test(p));
+  assert.ok(compileModules.length >= 5, "the compile modules were read");
+  // A cycle may run through a helper module (pairs.ts), so the whole of eval/ is searched; only cycles
+  // that involve a compile module count here.
+  const found = cycles(imports).filter((c) => c.some((p) => compileModules.includes(p)));
+  assert.deepEqual(describeCycles(found, imports, (p) => p), []);
+});
+
+// The engine's stages from the bottom up: a folder imports only folders of earlier stages. The value
+// layer stands on nothing but the character tables; the library (methods, built-ins, modules) on the
+// values; the evaluator on all of them; the engine's root (mod.ts, cli.ts) puts them together.
+const ENGINE_STAGES: readonly (readonly string[])[] = [
+  ["unicode"],
+  ["values"],
+  ["syntax"],
+  ["resolve"],
+  ["methods"],
+  ["builtins", "lib"],
+  ["eval"],
+  [""],
+];
+
+Deno.test("architecture: each engine folder imports only earlier stages; others enter values/ by its mod.ts", () => {
+  const stage = (folder: string) => ENGINE_STAGES.findIndex((s) => s.includes(folder));
+  const found: string[] = [];
+  for (const [from, tos] of engineImports()) {
+    const f = engineFolder(from);
+    if (stage(f) < 0) found.push(`${from}: its folder is in no stage`);
+    for (const to of tos) {
+      const t = engineFolder(to);
+      if (t !== f && !(stage(t) < stage(f))) found.push(`${from} -> ${to}`);
+      if (t === "values" && f !== "values" && to !== `${ENGINE}/values/mod.ts`) {
+        found.push(`${from} -> ${to} (not through values/mod.ts)`);
+      }
+    }
+  }
   assert.deepEqual(found, []);
 });

@@ -18,7 +18,7 @@ import {
 } from "./codec.ts";
 import { decodeArguments, decodeHostValue, encodeHostValue } from "./host_codec.ts";
 import type { TypeSchema } from "../schema.ts";
-import { decodeRune, runeOf, sizeOf } from "../starlark/utf8.ts";
+import { decodeRune, runeOf, sizeOf } from "../starlark/values/utf8.ts";
 
 const BIG = { maxBytes: 1 << 20, maxDepth: 64 };
 
@@ -220,7 +220,7 @@ Deno.test("codec: writer grows and finishes with a transferable copy", () => {
   assert.equal(TAG_LIST, 7);
 });
 
-/** The engine's own Go-rule decoder (src/starlark/utf8.ts), applied to bytes: the reference for decodeUtf8. */
+/** The engine's own Go-rule decoder (src/starlark/values/utf8.ts), applied to bytes: the reference for decodeUtf8. */
 function engineDecode(bytes: Uint8Array): string {
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);

@@ -25,21 +25,21 @@
  */
 import { execFile } from "./mod.ts";
 import { json, math, sum } from "./lib/mod.ts";
-import { call } from "./call.ts";
-import { repr } from "./ops.ts";
 import {
   ALL_OPTIONS_DIALECT,
   binaryToBytes,
+  call,
   type Dialect,
   EvalError,
   fromJSString,
   type LoadHook,
+  repr,
   ResourceError,
   StarlarkSyntaxError,
   type Thread,
   toJSString,
   type Value,
-} from "./value.ts";
+} from "./values/mod.ts";
 
 export type { Dialect };
 

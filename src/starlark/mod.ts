@@ -44,57 +44,61 @@ import { UNIVERSE } from "./builtins/mod.ts";
 import { compileProgram, type Program } from "./eval/exec.ts";
 import type { PredeclaredValues, ProgramOptions } from "./eval/exec.ts";
 import { json, math, sum } from "./lib/mod.ts";
-import { freeze } from "./ops.ts";
-import { type Dialect, Thread, type ThreadOptions, type Value } from "./value.ts";
+import { type Dialect, freeze, Thread, type ThreadOptions, type Value } from "./values/mod.ts";
 
-export { call } from "./call.ts";
-export { freeze, repr, str } from "./ops.ts";
-export { ConversionError, fromJS, toJS } from "./convert.ts";
-export type { FromJSOptions, ToJSOptions } from "./convert.ts";
 export { UNIVERSE } from "./builtins/mod.ts";
 export { json, math, sum } from "./lib/mod.ts";
 export { Program } from "./eval/exec.ts";
 export type { PredeclaredValues } from "./eval/exec.ts";
 export { StarFunction } from "./eval/function.ts";
 export { InternalError } from "./eval/errors.ts";
-export { DEFAULT_MAX_INT_BITS } from "./int_cost.ts";
-export { MIN_INT_BITS } from "./thread.ts";
 export {
   ALL_OPTIONS_DIALECT,
   Builtin,
   Bytes,
+  call,
+  ConversionError,
   DEFAULT_DIALECT,
+  DEFAULT_MAX_INT_BITS,
   Dict,
   EMPTY_TUPLE,
   EvalError,
   Float,
+  freeze,
+  fromJS,
   fromJSString,
   List,
+  MIN_INT_BITS,
   Module,
   NoSuchAttrError,
   Range,
+  repr,
   ResourceError,
   StarlarkError,
   StarlarkSyntaxError,
   StarObject,
   StarSet,
+  str,
   Thread,
+  toJS,
   toJSString,
   Tuple,
   typeName,
-} from "./value.ts";
+} from "./values/mod.ts";
 export type {
   BuiltinFn,
   CallFrame,
   Dialect,
   DictEntry,
+  FromJSOptions,
   Kwargs,
   LoadHook,
   Mutable,
   ResourceKind,
   ThreadOptions,
+  ToJSOptions,
   Value,
-} from "./value.ts";
+} from "./values/mod.ts";
 
 /** Options of {@link compile}. */
 export interface CompileOptions {

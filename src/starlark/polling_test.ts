@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { call, execFile, json, ResourceError } from "./mod.ts";
-import { TextBuilder } from "./text_builder.ts";
-import { Thread } from "./value.ts";
+import { TextBuilder, Thread } from "./values/mod.ts";
 
 /** Polls made while `f(s)` evaluates `expr` on the global `s` built by `init` (built before counting). */
 function pollsDuring(init: string, expr: string): number {

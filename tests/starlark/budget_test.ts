@@ -11,14 +11,14 @@
 import assert from "node:assert/strict";
 import { execFile } from "../../src/starlark/mod.ts";
 import { json, math, sum } from "../../src/starlark/lib/mod.ts";
-import { call } from "../../src/starlark/call.ts";
+import { call } from "../../src/starlark/values/call.ts";
 import {
   type Dialect,
   EvalError,
   ResourceError,
   type ResourceKind,
   StarlarkSyntaxError,
-} from "../../src/starlark/value.ts";
+} from "../../src/starlark/values/value.ts";
 import { loadFactor, slack } from "../timing.ts";
 
 const DEADLINE_MS = 150;

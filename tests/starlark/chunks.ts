@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { Dialect } from "../../src/starlark/value.ts";
+import type { Dialect } from "../../src/starlark/values/value.ts";
 
 /** One program of a conformance file. */
 export interface Chunk {

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { makeLoader, runCli } from "../../src/starlark/cli.ts";
-import { EvalError, type Thread, type Value } from "../../src/starlark/value.ts";
+import { EvalError, type Thread, type Value } from "../../src/starlark/values/value.ts";
 
 const dir = fileURLToPath(new URL("./cli_load/", import.meta.url));
 const decoder = new TextDecoder();

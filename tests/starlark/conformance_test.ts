@@ -10,8 +10,8 @@ import { fileURLToPath } from "node:url";
 import { basename } from "node:path";
 import { execFile } from "../../src/starlark/mod.ts";
 import { json, math, sum } from "../../src/starlark/lib/mod.ts";
-import { call } from "../../src/starlark/call.ts";
-import { binary, compare, equals, freeze, repr, truth } from "../../src/starlark/ops.ts";
+import { call } from "../../src/starlark/values/call.ts";
+import { binary, compare, equals, freeze, repr, truth } from "../../src/starlark/values/ops.ts";
 import {
   Builtin,
   type BuiltinFn,
@@ -24,7 +24,7 @@ import {
   StarlarkSyntaxError,
   toJSString,
   type Value,
-} from "../../src/starlark/value.ts";
+} from "../../src/starlark/values/value.ts";
 import { type Chunk, chunkDialect, goRegExp, splitChunks } from "./chunks.ts";
 
 function jsRepr(v: Value): string {

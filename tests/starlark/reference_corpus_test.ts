@@ -21,9 +21,16 @@
  */
 import { execFile } from "../../src/starlark/mod.ts";
 import { StarFunction } from "../../src/starlark/eval/function.ts";
-import { call } from "../../src/starlark/call.ts";
+import { call } from "../../src/starlark/values/call.ts";
 import { json } from "../../src/starlark/lib/mod.ts";
-import { Builtin, EvalError, StarObject, Thread, toJSString, type Value } from "../../src/starlark/value.ts";
+import {
+  Builtin,
+  EvalError,
+  StarObject,
+  Thread,
+  toJSString,
+  type Value,
+} from "../../src/starlark/values/value.ts";
 import {
   chunkDialect,
   type GoChunk,

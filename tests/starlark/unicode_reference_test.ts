@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "../../src/starlark/mod.ts";
-import { toJSString } from "../../src/starlark/value.ts";
+import { toJSString } from "../../src/starlark/values/value.ts";
 import {
   isLetterRune,
   isPrintRune,

@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
-import { Bytes, Dict, Float, List, ResourceError, StarSet, Thread, Tuple } from "../value.ts";
-import type { Builtin, Value } from "../value.ts";
+import {
+  type Builtin,
+  Bytes,
+  Dict,
+  Float,
+  List,
+  ResourceError,
+  StarSet,
+  Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
 import { fn, registerCases, src } from "./harness_test.ts";
 import type { Case } from "./harness_test.ts";
 import { UNIVERSE } from "./mod.ts";

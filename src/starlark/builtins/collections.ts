@@ -6,42 +6,46 @@
  */
 import {
   boolArg,
-  callableArg,
-  intArg,
-  isIterable,
-  iterableArg,
-  noKwargs,
-  unpackArgs,
-  unpackPositional,
-} from "../args.ts";
-import { call } from "../call.ts";
-import { compare, iterate, len } from "../ops.ts";
-import {
+  type Builtin,
   Bytes,
-  Dict,
-  EMPTY_TUPLE,
-  EvalError,
-  List,
-  normInt,
-  Range,
-  StarSet,
-  Tuple,
-  typeName,
-  UnhashableError,
-} from "../value.ts";
-import type { Builtin, Kwargs, Thread, Value } from "../value.ts";
-
-import { sortByKeys, sortKeys } from "./sort.ts";
-import {
+  call,
+  callableArg,
+  chargeInserts,
+  chargeKeyHash,
   chargeTranscode,
   chargeTuples,
   collect,
+  compare,
+  Dict,
+  EMPTY_TUPLE,
+  EvalError,
   forEach,
+  HASH_POLL_MASK,
   int64Arg,
+  intArg,
+  isIterable,
+  iterableArg,
+  iterate,
+  type Kwargs,
+  len,
+  List,
+  noKwargs,
+  normInt,
+  Range,
+  SET_ENTRY_BYTES,
+  StarSet,
+  type Thread,
   transcodeText,
+  Tuple,
+  typeName,
+  UnhashableError,
+  unpackArgs,
+  unpackPositional,
   updateDict,
-} from "./util.ts";
-import { chargeInserts, chargeKeyHash, HASH_POLL_MASK, SET_ENTRY_BYTES } from "../ops_bulk.ts";
+  type Value,
+} from "../values/mod.ts";
+
+import { sortByKeys, sortKeys } from "./sort.ts";
 
 /** `bytes(x)`: from bytes, a string (invalid UTF-8 replaced) or an iterable of byte values. */
 export function bytesBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {

@@ -1,7 +1,18 @@
 import assert from "node:assert/strict";
-import { Bytes, Dict, Float, List, Range, ResourceError, StarSet, Thread, Tuple } from "../value.ts";
-import type { Builtin, Value } from "../value.ts";
-import { call } from "../call.ts";
+import {
+  type Builtin,
+  Bytes,
+  call,
+  Dict,
+  Float,
+  List,
+  Range,
+  ResourceError,
+  StarSet,
+  Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
 import { fn, registerCases, src } from "./harness_test.ts";
 import type { Case } from "./harness_test.ts";
 import { UNIVERSE } from "./mod.ts";

@@ -8,18 +8,36 @@ import {
   anyArg,
   ArgConversionError,
   asInt32,
+  Bytes,
+  chargeBytes,
+  chargeTranscode,
+  decodeRune,
+  displayString,
+  encodeRune,
+  EvalError,
+  forEach,
   iterableArg,
+  type Kwargs,
+  len,
+  List,
   noKwargs,
+  Range,
+  repr,
+  runeCount,
+  runeOf,
+  sizeOf,
+  str,
   stringArg,
+  TEXT_POLL_CHUNK,
+  type Thread,
+  transcodeText,
+  truth,
+  typeName,
   unpackArgs,
   unpackPositional,
-} from "../args.ts";
-import { attrNames, getAttr, len, repr, str, truth } from "../ops.ts";
-import { Bytes, EvalError, List, Range, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
-import { decodeRune, encodeRune, runeCount, runeOf, sizeOf } from "../utf8.ts";
-import { chargeBytes, chargeTranscode, displayString, forEach, transcodeText } from "./util.ts";
-import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
+  type Value,
+} from "../values/mod.ts";
+import { attrNames, getAttr } from "../methods/mod.ts";
 
 /** `all(iterable)`. */
 export function allBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {

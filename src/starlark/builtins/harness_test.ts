@@ -8,18 +8,19 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { repr } from "../ops.ts";
-import { lookupMethod } from "../methods/mod.ts";
 import {
   binaryToBytes,
   type Builtin,
   fromJSString,
+  type Kwargs,
+  repr,
   StarlarkError,
   Thread,
   toJSString,
   Tuple,
-} from "../value.ts";
-import type { Kwargs, Value } from "../value.ts";
+  type Value,
+} from "../values/mod.ts";
+import { lookupMethod } from "../methods/mod.ts";
 import { UNIVERSE } from "./mod.ts";
 
 /** An argument given by Starlark source and a factory for the equivalent fresh TS value. */

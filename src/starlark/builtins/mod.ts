@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { Builtin } from "../value.ts";
-import type { BuiltinFn, Value } from "../value.ts";
+import { Builtin, type BuiltinFn, type Value } from "../values/mod.ts";
 import {
   bytesBuiltin,
   dictBuiltin,

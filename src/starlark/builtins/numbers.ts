@@ -3,11 +3,25 @@
  *
  * @module
  */
-import { anyArg, ArgConversionError, asInt32, noKwargs, unpackArgs, unpackPositional } from "../args.ts";
-import { EvalError, Float, normInt, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
-import { chargeBytes } from "./util.ts";
-import { intTooLarge, linearResult, parseDecimal } from "../int_cost.ts";
+import {
+  anyArg,
+  ArgConversionError,
+  asInt32,
+  chargeBytes,
+  EvalError,
+  Float,
+  intTooLarge,
+  type Kwargs,
+  linearResult,
+  noKwargs,
+  normInt,
+  parseDecimal,
+  type Thread,
+  typeName,
+  unpackArgs,
+  unpackPositional,
+  type Value,
+} from "../values/mod.ts";
 
 const DIGIT_VALUE = (c: number): number => {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;

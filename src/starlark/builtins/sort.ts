@@ -15,11 +15,18 @@
  *
  * @module
  */
-import { compare, compareValues } from "../ops.ts";
-import { HASH_POLL_MASK, SLOT_BYTES } from "../ops_bulk.ts";
-import { callOne } from "../eval/calls.ts";
-import { EvalError, Float, Tuple } from "../value.ts";
-import type { Thread, Value } from "../value.ts";
+import {
+  callOne,
+  compare,
+  compareValues,
+  EvalError,
+  Float,
+  HASH_POLL_MASK,
+  SLOT_BYTES,
+  type Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
 
 /**
  * The sort keys of `values`: `key(v)` for each value, in order, charged as one slot per value. One-

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { compareValues, repr } from "../ops.ts";
-import { EvalError, Float, Thread, Tuple } from "../value.ts";
-import type { Value } from "../value.ts";
+import { Builtin, compareValues, EvalError, Float, repr, Thread, Tuple, type Value } from "../values/mod.ts";
 import { sortByKeys, sortKeys } from "./sort.ts";
-import { Builtin } from "../value.ts";
 import { seededRandom } from "../seeded_random_test.ts";
+// sortKeys calls key functions through the calling protocol, which the evaluator installs as it loads.
+import "../eval/calls.ts";
 
 /** The obvious stable sort, as the specification of sortByKeys. */
 function naive(values: Value[], keys: Value[], reverse: boolean): Value[] {

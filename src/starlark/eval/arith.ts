@@ -1,13 +1,12 @@
 /**
  * Compiled unary and binary operators. Each operator gets its own closure with an inline fast path for
- * small ints (JS numbers) and strings; everything else goes to the shared operations of ops.ts, whose
+ * small ints (JS numbers) and strings; everything else goes to the shared operations of values/ops.ts, whose
  * errors are tagged with the operator's position.
  *
  * @module
  */
-import { binary, truth, unary } from "../ops.ts";
+import { binary, Dict, Float, type Thread, truth, unary, type Value } from "../values/mod.ts";
 import type { BinaryOp, UnaryOp } from "../syntax/ast.ts";
-import { Dict, Float, type Thread, type Value } from "../value.ts";
 import { atPos } from "./errors.ts";
 import { type ExprFn, F_THREAD, type Pos } from "./function.ts";
 

@@ -14,7 +14,7 @@ import {
   StarlarkSyntaxError,
   Thread,
 } from "../mod.ts";
-import { INTERRUPT_POLL_STEPS } from "../value.ts";
+import { INTERRUPT_POLL_STEPS } from "../values/value.ts";
 
 function resourceError(f: () => unknown): ResourceError {
   try {

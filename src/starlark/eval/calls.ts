@@ -1,21 +1,24 @@
 /**
  * Calling functions: argument binding with the reference's rules and messages, recursion and depth
  * checks, step charging, and the traceback bookkeeping of {@link leaveFunction}/{@link leaveBuiltin}.
+ * Loading this module installs {@link callFromHost} and {@link callOne} as the value layer's calling
+ * protocol (`values/call.ts`), through which built-ins and hosts call back into Starlark code.
  *
  * @module
  */
-import { repr } from "../ops.ts";
 import {
   Builtin,
   Dict,
   EvalError,
+  installCalls,
   type Kwargs,
+  repr,
   ResourceError,
   type Thread,
   Tuple,
   typeName,
   type Value,
-} from "../value.ts";
+} from "../values/mod.ts";
 import { errorAt, leaveBuiltin, leaveFunction } from "./errors.ts";
 import {
   callDepth,
@@ -289,3 +292,14 @@ function bindArgs(fr: Frame, fn: StarFunction, args: readonly Value[], kwargs: K
     }
   }
 }
+
+/** Calls any callable value on behalf of a built-in or the host: there is no Starlark call site. */
+export function callFromHost(thread: Thread, fn: Value, args: Value[], kwargs: Kwargs): Value {
+  if (fn instanceof StarFunction) {
+    return callFunction(thread, fn, args, kwargs.length === 0 ? null : kwargs, null);
+  }
+  if (fn instanceof Builtin) return callBuiltin(thread, fn, args, kwargs, null);
+  throw new EvalError(`invalid call of non-function (${typeName(fn)})`);
+}
+
+installCalls({ call: callFromHost, callOne });

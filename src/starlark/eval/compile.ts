@@ -6,13 +6,26 @@
  * The compiler tracks a "current position" exactly where the reference's bytecode compiler does, so that
  * every runtime error is reported at the same line and column as the reference.
  *
+ * This module holds the state every compile_* module is handed (the {@link Compiler}) and the
+ * {@link CompileRules} they reach each other through: expressions contain calls and comprehensions,
+ * which contain expressions, so one side of each recursion is called through the rules rather than
+ * imported back. `compile_file.ts` supplies the rules and compiles whole files.
+ *
  * @module
  */
 import { MAX_NESTING } from "../resolve/resolve.ts";
-import type { DefStmt, Expr, File, FunctionScope, LambdaExpr, Param, Position, Stmt } from "../syntax/ast.ts";
-import { StarlarkSyntaxError, type Value } from "../value.ts";
-import { compileExpr } from "./compile_expr.ts";
-import { compileStmts, returnedExpr, sequence } from "./compile_stmt.ts";
+import type {
+  CallExpr,
+  Comprehension,
+  DefStmt,
+  Expr,
+  FunctionScope,
+  LambdaExpr,
+  Param,
+  Position,
+  Stmt,
+} from "../syntax/ast.ts";
+import { StarlarkSyntaxError, type Value } from "../values/mod.ts";
 import {
   type Cell,
   type DefaultValue,
@@ -26,6 +39,7 @@ import {
   type ModuleInstance,
   type Pos,
   StarFunction,
+  type StmtFn,
 } from "./function.ts";
 
 /** Static settings of one compilation. */
@@ -38,10 +52,31 @@ export interface CompileSettings {
   universe: ReadonlyMap<string, Value>;
 }
 
+/**
+ * The compile functions the compile_* modules call across module lines without importing each other
+ * back (`compile_file.ts` fills them in).
+ */
+export interface CompileRules {
+  /** Compiles an expression (`compile_expr.ts`). */
+  readonly expr: (c: Compiler, e: Expr) => ExprFn;
+  /** Compiles a call, including method calls (`compile_call.ts`). */
+  readonly call: (c: Compiler, e: CallExpr) => ExprFn;
+  /** Compiles a list or dict comprehension (`compile_comp.ts`). */
+  readonly comprehension: (c: Compiler, e: Comprehension) => ExprFn;
+  /** Compiles statements, dropping those that do nothing (`compile_stmt.ts`). */
+  readonly stmts: (c: Compiler, stmts: readonly Stmt[]) => StmtFn[];
+  /** Joins compiled statements into one that runs them in order until one completes abnormally. */
+  readonly sequence: (list: StmtFn[]) => StmtFn;
+  /** The returned expression of a compiled `return` statement, if it is one. */
+  readonly returnedExpr: (s: StmtFn) => ExprFn | undefined;
+}
+
 /** Mutable compiler state shared by the expression and statement compilers. */
 export class Compiler {
   /** Settings. */
   readonly settings: CompileSettings;
+  /** How the compile_* modules reach each other. */
+  readonly rules: CompileRules;
   /** Current position, updated where the reference's compiler updates its own. */
   pos: Pos;
   /** Scope of the function being compiled. */
@@ -52,8 +87,9 @@ export class Compiler {
   private depth = 0;
 
   /** Creates a compiler positioned at `pos` for code with scope `scope`. */
-  constructor(settings: CompileSettings, scope: FunctionScope, pos: Pos) {
+  constructor(settings: CompileSettings, rules: CompileRules, scope: FunctionScope, pos: Pos) {
     this.settings = settings;
+    this.rules = rules;
     this.scope = scope;
     this.pos = pos;
   }
@@ -102,7 +138,7 @@ export class Compiler {
     const defaults: (ExprFn | typeof MANDATORY)[] = [];
     let seenStar = false;
     for (const p of params) {
-      if (p.kind === "default") defaults.push(compileExpr(this, p.default));
+      if (p.kind === "default") defaults.push(this.rules.expr(this, p.default));
       else if (p.kind === "star" || p.kind === "starstar") seenStar = true;
       else if (seenStar) defaults.push(MANDATORY);
     }
@@ -113,10 +149,10 @@ export class Compiler {
     this.scope = scope;
     this.pos = fpos;
     code.entryPos = entryPos(body, fpos);
-    const list = compileStmts(this, body);
-    code.body = sequence(list);
+    const list = this.rules.stmts(this, body);
+    code.body = this.rules.sequence(list);
     code.bodySteps = 1 + list.length;
-    if (list.length === 1) code.expr = returnedExpr(list[0]) ?? null;
+    if (list.length === 1) code.expr = this.rules.returnedExpr(list[0]) ?? null;
     this.scope = outerScope;
     this.pos = outerPos;
 
@@ -156,34 +192,12 @@ export class Compiler {
   }
 }
 
-/** The result of compiling a file. */
-export interface CompiledFile {
-  /** Code of the top level. */
-  toplevel: FuncCode;
-  /** Global names by slot. */
-  globals: string[];
-  /** Predeclared names used, by slot. */
-  predeclared: string[];
-}
-
-/** Compiles a resolved file. */
-export function compileFile(file: File, settings: CompileSettings): CompiledFile {
-  const scope = file.scope!;
-  const pos: Pos = { line: 1, col: 1 };
-  const c = new Compiler(settings, scope, pos);
-  const code = c.newCode("<toplevel>", pos, scope, file.stmts);
-  code.entryPos = entryPos(file.stmts, pos);
-  const list = compileStmts(c, file.stmts);
-  code.body = sequence(list);
-  code.bodySteps = 1 + list.length;
-  return { toplevel: code, globals: file.globals ?? [], predeclared: c.predeclaredNames };
-}
-
 // ---------------------------------------------------------------------------
 // Entry positions: where the reference's first instruction of a function is located. Errors raised
 // before the body runs (argument binding, recursion) are reported there.
 
-function entryPos(body: readonly Stmt[], def: Pos): Pos {
+/** Where the reference's first instruction of a body is: the first statement that has one, else `def`. */
+export function entryPos(body: readonly Stmt[], def: Pos): Pos {
   for (const s of body) {
     const p = firstInStmt(s, def);
     if (p !== undefined) return p;

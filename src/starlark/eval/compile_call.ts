@@ -5,10 +5,19 @@
  *
  * @module
  */
-import { iterate } from "../ops.ts";
+import {
+  Dict,
+  EvalError,
+  iterate,
+  type Kwargs,
+  List,
+  type Thread,
+  Tuple,
+  typeName,
+  type Value,
+} from "../values/mod.ts";
 import { lookupMethod, type MethodFn } from "../methods/mod.ts";
 import type { CallExpr } from "../syntax/ast.ts";
-import { Dict, EvalError, type Kwargs, List, type Thread, Tuple, typeName, type Value } from "../value.ts";
 import { callValue, type KwPlan, makeKwPlan, NO_KWARGS, runFunction, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { attrAt, compileExpr, evalAll } from "./compile_expr.ts";

@@ -5,8 +5,7 @@
  * @module
  */
 import type { Comprehension, Expr } from "../syntax/ast.ts";
-import { chargeKeyHash } from "../ops_bulk.ts";
-import { Dict, List, type Thread, Tuple, type Value } from "../value.ts";
+import { chargeKeyHash, Dict, List, type Thread, Tuple, type Value } from "../values/mod.ts";
 import { isTrue } from "./arith.ts";
 import type { Compiler } from "./compile.ts";
 import { compileExpr } from "./compile_expr.ts";

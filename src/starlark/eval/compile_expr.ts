@@ -3,8 +3,21 @@
  *
  * @module
  */
-import { getAttr, getIndex, repr, slice } from "../ops.ts";
-import { chargeKeyHash } from "../ops_bulk.ts";
+import { getAttr } from "../methods/mod.ts";
+import {
+  Bytes,
+  chargeKeyHash,
+  Dict,
+  EMPTY_TUPLE,
+  Float,
+  getIndex,
+  List,
+  repr,
+  slice,
+  type Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
 import type {
   BinaryExpr,
   Comprehension,
@@ -15,10 +28,7 @@ import type {
   Literal,
   TupleExpr,
 } from "../syntax/ast.ts";
-import { Bytes, Dict, EMPTY_TUPLE, Float, List, type Thread, Tuple, type Value } from "../value.ts";
 import { binaryOp, isTrue, slowBinary, unaryOp } from "./arith.ts";
-import { compileCall } from "./compile_call.ts";
-import { compileComprehension } from "./compile_comp.ts";
 import type { Compiler } from "./compile.ts";
 import { atPos, errorAt } from "./errors.ts";
 import {
@@ -91,7 +101,7 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
       };
     }
     case "Comprehension":
-      return compileComprehension(c, e as Comprehension);
+      return c.rules.comprehension(c, e as Comprehension);
     case "UnaryExpr": {
       const X = compileExpr(c, e.x);
       c.setPos(e);
@@ -106,7 +116,7 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
       return (fr) => attrAt(fr[F_THREAD] as Thread, X(fr), name, pos);
     }
     case "CallExpr":
-      return compileCall(c, e);
+      return c.rules.call(c, e);
     case "LambdaExpr":
       return c.compileFunction(e, "lambda", [{
         kind: "ReturnStmt",

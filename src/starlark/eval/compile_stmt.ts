@@ -6,24 +6,29 @@
  *
  * @module
  */
-import { binary, iterate, setIndex, withSpellingHint } from "../ops.ts";
-import { chargeInserts, extendList, HASH_POLL_MASK } from "../ops_bulk.ts";
-import type { AssignStmt, BinaryOp, Expr, ForStmt, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
+import { withSpellingHint } from "../methods/mod.ts";
 import {
+  binary,
+  chargeInserts,
   checkMutable,
   Dict,
   EvalError,
+  extendList,
   fromJSString,
+  HASH_POLL_MASK,
+  iterate,
   List,
+  nearest,
   NoSuchAttrError,
   ResourceError,
+  setIndex,
   StarlarkSyntaxError,
   type Thread,
   Tuple,
   typeName,
   type Value,
-} from "../value.ts";
-import { nearest } from "../resolve/spell.ts";
+} from "../values/mod.ts";
+import type { AssignStmt, BinaryOp, Expr, ForStmt, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
 import { fastIntOp, isTrue } from "./arith.ts";
 import { chargeSteps, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";

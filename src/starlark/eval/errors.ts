@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { EvalError, ResourceError, StarlarkError, UnhashableError } from "../value.ts";
+import { EvalError, ResourceError, StarlarkError, UnhashableError } from "../values/mod.ts";
 import type { FuncCode, Pos } from "./function.ts";
 
 /** A JS exception raised by a buggy built-in or host hook, surfaced as a Starlark error. */

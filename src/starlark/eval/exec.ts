@@ -5,9 +5,9 @@
  */
 import { resolveFile } from "../resolve/resolve.ts";
 import { parseFile } from "../syntax/parser.ts";
-import { DEFAULT_DIALECT, type Dialect, type Thread, type Value } from "../value.ts";
+import { DEFAULT_DIALECT, type Dialect, type Thread, type Value } from "../values/mod.ts";
 import { callFunction } from "./calls.ts";
-import { compileFile } from "./compile.ts";
+import { compileFile } from "./compile_file.ts";
 import { type FuncCode, type ModuleInstance, StarFunction } from "./function.ts";
 
 /** Options of {@link compileProgram}. */

@@ -7,9 +7,8 @@
  *
  * @module
  */
-import { freeze } from "../ops.ts";
+import { freeze, StarObject, type Thread, type Value } from "../values/mod.ts";
 import type { Stmt } from "../syntax/ast.ts";
-import { StarObject, type Thread, type Value } from "../value.ts";
 
 /** A frame: fixed slots then locals. Slot types are documented by the F_* constants. */
 export type Frame = unknown[];

@@ -7,8 +7,17 @@
  *
  * @module
  */
-import { iterate, len, type ValueIterator } from "../ops.ts";
-import { List, Range, type Thread, Tuple, typeName, type Value } from "../value.ts";
+import {
+  iterate,
+  len,
+  List,
+  Range,
+  type Thread,
+  Tuple,
+  typeName,
+  type Value,
+  type ValueIterator,
+} from "../values/mod.ts";
 import { chargeSteps } from "./calls.ts";
 import { errorAt } from "./errors.ts";
 import { BREAK, type Frame, NORMAL, type Pos, RETURN } from "./function.ts";

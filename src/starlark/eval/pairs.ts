@@ -7,10 +7,8 @@
  *
  * @module
  */
-import { chargeTuples } from "../builtins/util.ts";
-import { chargeSlots, copyElems } from "../ops_bulk.ts";
+import { chargeSlots, chargeTuples, copyElems, List, type Thread, Tuple, type Value } from "../values/mod.ts";
 import type { Expr } from "../syntax/ast.ts";
-import { List, type Thread, Tuple, type Value } from "../value.ts";
 import { callValue, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { compileExpr, compileSetter } from "./compile_expr.ts";

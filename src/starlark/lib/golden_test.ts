@@ -3,9 +3,15 @@
 import assert from "node:assert/strict";
 import { UNIVERSE } from "../builtins/mod.ts";
 import { compileProgram } from "../eval/exec.ts";
-import { repr } from "../ops.ts";
-import { ALL_OPTIONS_DIALECT, EvalError, StarlarkError, Thread, toJSString } from "../value.ts";
-import type { Value } from "../value.ts";
+import {
+  ALL_OPTIONS_DIALECT,
+  EvalError,
+  repr,
+  StarlarkError,
+  Thread,
+  toJSString,
+  type Value,
+} from "../values/mod.ts";
 import { json, math, sum } from "./mod.ts";
 
 const PREDECLARED = new Map<string, Value>([["json", json], ["math", math], ["sum", sum]]);

@@ -26,9 +26,19 @@
  *
  * @module
  */
-import { anyArg, stringArg, unpackArgs, unpackPositional } from "../args.ts";
-import { Builtin, EvalError, Module, ResourceError } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import {
+  anyArg,
+  Builtin,
+  EvalError,
+  type Kwargs,
+  Module,
+  ResourceError,
+  stringArg,
+  type Thread,
+  unpackArgs,
+  unpackPositional,
+  type Value,
+} from "../values/mod.ts";
 import { DecodeFailure, Decoder, MAX_DECODE_NESTING } from "./json_decode.ts";
 import { encodeJSON, MAX_OUTPUT_BYTES } from "./json_encode.ts";
 import { indentJSON, JSONSyntaxError } from "./json_scan.ts";

@@ -5,12 +5,20 @@
  *
  * @module
  */
-import { Dict, Float, List, normInt, ResourceError, typeName } from "../value.ts";
-import type { Thread, Value } from "../value.ts";
+import {
+  Dict,
+  Float,
+  List,
+  normInt,
+  parseDecimal,
+  ResourceError,
+  TEXT_POLL_CHUNK,
+  type Thread,
+  typeName,
+  type Value,
+} from "../values/mod.ts";
 import { JSONSyntaxError, quoteByte } from "./json_scan.ts";
 import { unquoteJSONString } from "./json_strings.ts";
-import { parseDecimal } from "../int_cost.ts";
-import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
 
 /** `json.decode` rejects documents with more nested arrays/objects than this (Go's encoding/json limit). */
 export const MAX_DECODE_NESTING = 10000;

@@ -12,24 +12,28 @@
  *
  * @module
  */
-import { formatFloat } from "../float_format.ts";
-import { attrNames, getAttr, quote, tryIterate } from "../ops.ts";
-import type { ValueIterator } from "../ops.ts";
 import {
   Builtin,
   Dict,
   EvalError,
   Float,
+  formatFloat,
+  intToDecimal,
   List,
   Module,
+  quote,
   Range,
   ResourceError,
+  type StarObject,
   StarSet,
+  type Thread,
+  tryIterate,
   Tuple,
   typeName,
-} from "../value.ts";
-import type { StarObject, Thread, Value } from "../value.ts";
-import { intToDecimal } from "../int_cost.ts";
+  type Value,
+  type ValueIterator,
+} from "../values/mod.ts";
+import { attrNames, getAttr } from "../methods/mod.ts";
 import { marshalJSONString } from "./json_strings.ts";
 
 /** Hard cap on the size of one result string, whatever the memory budget (JS strings have a size limit). */

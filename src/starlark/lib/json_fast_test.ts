@@ -4,11 +4,8 @@
  * charging of both directions.
  */
 import assert from "node:assert/strict";
-import { repr } from "../ops.ts";
-import { Dict, EvalError, List, Thread, Tuple } from "../value.ts";
-import type { Value } from "../value.ts";
+import { type Builtin, Dict, EvalError, List, repr, Thread, Tuple, type Value } from "../values/mod.ts";
 import { encodeJSON, json } from "./json.ts";
-import type { Builtin } from "../value.ts";
 
 const decode = (s: string, thread = new Thread()): Value => {
   const b = json.members.get("decode") as Builtin;

@@ -8,10 +8,7 @@
  *
  * @module
  */
-import { encodeRune, isPrint } from "../utf8.ts";
-import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
-import type { Thread } from "../value.ts";
-import { TextBuilder } from "../text_builder.ts";
+import { encodeRune, isPrint, TEXT_POLL_CHUNK, TextBuilder, type Thread } from "../values/mod.ts";
 
 /** A JSON syntax error, with Go's message (e.g. `invalid character 'x' looking for beginning of value`). */
 export class JSONSyntaxError extends Error {

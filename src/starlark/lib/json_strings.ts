@@ -8,11 +8,16 @@
  *
  * @module
  */
-import { decodeRune, encodeRune, isInvalid, RUNE_ERROR } from "../utf8.ts";
+import {
+  decodeRune,
+  encodeRune,
+  isInvalid,
+  RUNE_ERROR,
+  TEXT_POLL_CHUNK,
+  TextBuilder,
+  type Thread,
+} from "../values/mod.ts";
 import { validateJSON } from "./json_scan.ts";
-import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
-import type { Thread } from "../value.ts";
-import { TextBuilder } from "../text_builder.ts";
 
 const HEX = "0123456789abcdef";
 

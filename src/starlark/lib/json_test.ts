@@ -1,23 +1,25 @@
 // Unit tests of the json module, calling the built-ins directly. Expected values and messages were
 // checked against the reference implementation (starlark-go); see also golden_test.ts.
 import assert from "node:assert/strict";
-import { equals, repr } from "../ops.ts";
 import {
   Builtin,
   Bytes,
   Dict,
+  equals,
   EvalError,
   Float,
   fromJSString,
+  type Kwargs,
   List,
   Range,
+  repr,
   ResourceError,
   StarSet,
   Thread,
   toJSString,
   Tuple,
-} from "../value.ts";
-import type { Kwargs, Value } from "../value.ts";
+  type Value,
+} from "../values/mod.ts";
 import { encodeJSON, json, MAX_DECODE_NESTING } from "./json.ts";
 import { math } from "./math.ts";
 import { seededRandom } from "../seeded_random_test.ts";

@@ -14,10 +14,21 @@
  *
  * @module
  */
-import { anyArg, ArgConversionError, unpackPositional } from "../args.ts";
-import type { Unpacker } from "../args.ts";
-import { Builtin, EvalError, Float, Module, normInt, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import {
+  anyArg,
+  ArgConversionError,
+  Builtin,
+  EvalError,
+  Float,
+  type Kwargs,
+  Module,
+  normInt,
+  type Thread,
+  typeName,
+  type Unpacker,
+  unpackPositional,
+  type Value,
+} from "../values/mod.ts";
 import * as gm from "./gomath.ts";
 import * as gt from "./gomath_trig.ts";
 

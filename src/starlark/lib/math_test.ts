@@ -1,9 +1,18 @@
 // Unit tests of the math module, calling the built-ins directly. Expected values and messages were
 // checked against the reference implementation (starlark-go); gomath_test.ts checks the numerics in bulk.
 import assert from "node:assert/strict";
-import { attrNames, repr } from "../ops.ts";
-import { type Builtin, EvalError, Float, Module, Thread, toJSString } from "../value.ts";
-import type { Kwargs, Value } from "../value.ts";
+import { attrNames } from "../methods/mod.ts";
+import {
+  type Builtin,
+  EvalError,
+  Float,
+  type Kwargs,
+  Module,
+  repr,
+  Thread,
+  toJSString,
+  type Value,
+} from "../values/mod.ts";
 import { math } from "./math.ts";
 
 const call = (name: string, args: Value[], kwargs: Kwargs = []): Value => {

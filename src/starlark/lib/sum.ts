@@ -13,10 +13,20 @@
  *
  * @module
  */
-import { anyArg, iterableArg, unpackArgs } from "../args.ts";
-import { binary, iterate } from "../ops.ts";
-import { Builtin, Bytes, EvalError, Float } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import {
+  anyArg,
+  binary,
+  Builtin,
+  Bytes,
+  EvalError,
+  Float,
+  iterableArg,
+  iterate,
+  type Kwargs,
+  type Thread,
+  unpackArgs,
+  type Value,
+} from "../values/mod.ts";
 
 function sumFn(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [iterable, start] = unpackArgs("sum", args, kwargs, ["iterable", iterableArg], ["start?", anyArg]);

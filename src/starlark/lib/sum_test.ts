@@ -1,19 +1,20 @@
 import assert from "node:assert/strict";
-import { repr } from "../ops.ts";
 import {
   Bytes,
   Dict,
   EvalError,
   Float,
+  type Kwargs,
   List,
   Range,
+  repr,
   ResourceError,
   StarSet,
   Thread,
   toJSString,
   Tuple,
-} from "../value.ts";
-import type { Kwargs, Value } from "../value.ts";
+  type Value,
+} from "../values/mod.ts";
 import { sum } from "./sum.ts";
 
 const call = (args: Value[], kwargs: Kwargs = [], thread = new Thread()): Value =>

@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
-import { Dict, Float, List, ResourceError, StarSet, Thread, Tuple } from "../value.ts";
-import type { Value } from "../value.ts";
-import { freeze } from "../ops.ts";
+import {
+  Dict,
+  Float,
+  freeze,
+  List,
+  ResourceError,
+  StarSet,
+  Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
 import { meth, registerCases, src } from "../builtins/harness_test.ts";
 import type { Case } from "../builtins/harness_test.ts";
 import { lookupMethod } from "./mod.ts";

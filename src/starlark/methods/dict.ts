@@ -3,11 +3,30 @@
  *
  * @module
  */
-import { anyArg, checkPositional, unpackPositional } from "../args.ts";
-import { type Dict, EvalError, List, Tuple, UnhashableError } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
-import { chargeTuples, checkHashMutable, dictGet, dictSet, hashing, updateDict } from "../builtins/util.ts";
-import { chargeInserts, chargeKeyHash, chargeSlots, ENTRY_BYTES, HASH_POLL_MASK } from "../ops_bulk.ts";
+import {
+  anyArg,
+  chargeInserts,
+  chargeKeyHash,
+  chargeSlots,
+  chargeTuples,
+  checkHashMutable,
+  checkPositional,
+  type Dict,
+  dictGet,
+  dictSet,
+  ENTRY_BYTES,
+  EvalError,
+  HASH_POLL_MASK,
+  hashing,
+  type Kwargs,
+  List,
+  type Thread,
+  Tuple,
+  UnhashableError,
+  unpackPositional,
+  updateDict,
+  type Value,
+} from "../values/mod.ts";
 import { named } from "./list.ts";
 import type { MethodFn } from "./mod.ts";
 

@@ -3,12 +3,25 @@
  *
  * @module
  */
-import { anyArg, checkPositional, intArg, iterableArg, sliceIndices, unpackPositional } from "../args.ts";
-import { equals } from "../ops.ts";
-import { checkMutable, EvalError, List, Tuple } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
-import { collect } from "../builtins/util.ts";
-import { extendList, SLOT_BYTES } from "../ops_bulk.ts";
+import {
+  anyArg,
+  checkMutable,
+  checkPositional,
+  collect,
+  equals,
+  EvalError,
+  extendList,
+  intArg,
+  iterableArg,
+  type Kwargs,
+  List,
+  sliceIndices,
+  SLOT_BYTES,
+  type Thread,
+  Tuple,
+  unpackPositional,
+  type Value,
+} from "../values/mod.ts";
 import type { MethodFn } from "./mod.ts";
 
 type ListFn = (thread: Thread, l: List, args: Value[], kwargs: Kwargs, name: string) => Value;

@@ -1,11 +1,26 @@
 /**
- * Methods of the built-in types (string, bytes, list, dict, set), looked up by receiver and name.
- * `getAttr` in ops.ts binds the returned functions to their receivers.
+ * Methods of the built-in types (string, bytes, list, dict, set), looked up by receiver and name, and
+ * attribute lookup (`x.name`, `dir`, `getattr`): module members, those methods bound to their receiver,
+ * and host values' fields, with the reference's "did you mean" hints. Attribute lookup lives here
+ * because it consults the method tables; the value layer below knows nothing of methods.
  *
  * @module
  */
-import { Bytes, Dict, List, StarSet } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+import {
+  Builtin,
+  Bytes,
+  Dict,
+  EvalError,
+  type Kwargs,
+  List,
+  Module,
+  nearest,
+  NoSuchAttrError,
+  StarSet,
+  type Thread,
+  typeName,
+  type Value,
+} from "../values/mod.ts";
 import { DICT_METHODS } from "./dict.ts";
 import { LIST_METHODS } from "./list.ts";
 import { SET_METHODS } from "./set.ts";
@@ -46,4 +61,54 @@ export function methodNames(recv: Value): string[] {
     sortedNames.set(table, names);
   }
   return names.slice();
+}
+
+/** A host value with fields (`x.name`). */
+export interface StarlarkHasAttrs {
+  /** The attribute's value, or `undefined` when there is none. */
+  starlarkAttr(name: string): Value | undefined;
+  /** All attribute names. */
+  starlarkAttrNames(): string[];
+}
+
+/** `x.name`: fields, module members and bound methods. */
+export function getAttr(_thread: Thread, x: Value, name: string): Value {
+  if (x instanceof Module) {
+    const v = x.members.get(name);
+    if (v !== undefined) return v;
+  } else {
+    const fn = lookupMethod(x, name);
+    if (fn !== undefined) return new Builtin(name, (t, a, k) => fn(t, x, a, k), x);
+    const attr = (x as Partial<StarlarkHasAttrs> | null)?.starlarkAttr;
+    if (typeof attr === "function") {
+      let v: Value | undefined;
+      try {
+        v = attr.call(x, name);
+      } catch (e) {
+        // A host value's own "no such field" message still gets the spelling hint, like the reference.
+        if (!(e instanceof NoSuchAttrError)) throw e;
+        throw new EvalError(withSpellingHint(e.message, name, x));
+      }
+      if (v !== undefined) return v;
+    }
+  }
+  throw new EvalError(withSpellingHint(`${typeName(x)} has no .${name} field or method`, name, x));
+}
+
+/** Appends the reference's `(did you mean .x?)` hint for a missing attribute `name` of `x`. */
+export function withSpellingHint(msg: string, name: string, x: Value): string {
+  const near = nearest(name, attrNames(x));
+  return near === "" ? msg : `${msg} (did you mean .${near}?)`;
+}
+
+/** Names of `x`'s attributes, sorted (`dir(x)`). */
+export function attrNames(x: Value): string[] {
+  if (x instanceof Module) return [...x.members.keys()].sort();
+  const names = methodNames(x);
+  const own = (x as Partial<StarlarkHasAttrs> | null)?.starlarkAttrNames;
+  if (typeof own === "function") {
+    const all = new Set([...names, ...own.call(x)]);
+    return [...all].sort();
+  }
+  return names;
 }

@@ -4,18 +4,30 @@
  *
  * @module
  */
-import { anyArg, checkPositional, isIterable, iterableArg, unpackPositional } from "../args.ts";
-import { EvalError, hashKey, StarSet, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
-import { checkHashMutable, forEach, hashing, setInsert } from "../builtins/util.ts";
 import {
+  anyArg,
   chargeInserts,
   chargeKeyHash,
+  checkHashMutable,
+  checkPositional,
   copyMap,
+  EvalError,
+  forEach,
+  hashing,
+  hashKey,
   insertSteps,
+  isIterable,
+  iterableArg,
+  type Kwargs,
   lookupSteps,
   SET_ENTRY_BYTES,
-} from "../ops_bulk.ts";
+  setInsert,
+  StarSet,
+  type Thread,
+  typeName,
+  unpackPositional,
+  type Value,
+} from "../values/mod.ts";
 import { named } from "./list.ts";
 import type { MethodFn } from "./mod.ts";
 

@@ -7,20 +7,35 @@
 import {
   anyArg,
   boolArg,
+  chargeBytes,
+  chargeRunes,
   checkPositional,
+  countMatches,
+  decodeRune,
+  EvalError,
+  findIndex,
+  findLastIndex,
+  forEach,
+  forEachMatch,
   intArg,
   iterableArg,
+  type Kwargs,
+  List,
+  MAX_STRING_LENGTH,
+  runeCount,
+  runeOf,
+  sizeOf,
   sliceIndices,
+  SLOT_BYTES,
   stringArg,
+  TEXT_POLL_CHUNK,
+  type Thread,
+  tooLongString,
+  Tuple,
+  typeName,
   unpackPositional,
-} from "../args.ts";
-import { EvalError, List, Tuple, typeName } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
-import { decodeRune, runeCount, runeOf, sizeOf } from "../utf8.ts";
-import { chargeBytes, chargeRunes, forEach } from "../builtins/util.ts";
-import { countMatches, findIndex, findLastIndex, forEachMatch } from "../ops_search.ts";
-import { SLOT_BYTES, TEXT_POLL_CHUNK } from "../ops_bulk.ts";
-import { MAX_STRING_LENGTH, tooLongString } from "../ops_binary.ts";
+  type Value,
+} from "../values/mod.ts";
 import {
   decodeLastRune,
   isASCII,

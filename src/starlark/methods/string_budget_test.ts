@@ -3,11 +3,8 @@
  * bytes compared), before or while it does it, so that a step budget bounds its time.
  */
 import assert from "node:assert/strict";
-import { call } from "../call.ts";
+import { binary, call, type List, ResourceError, Thread, type Value } from "../values/mod.ts";
 import { execFile } from "../mod.ts";
-import { binary } from "../ops_binary.ts";
-import { type List, ResourceError, Thread } from "../value.ts";
-import type { Value } from "../value.ts";
 
 /** Steps charged by evaluating `expr` (after `setup`), and its value. */
 function cost(setup: string, expr: string, thread = new Thread()): [number, Value] {

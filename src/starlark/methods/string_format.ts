@@ -4,10 +4,16 @@
  *
  * @module
  */
-import { quote, repr } from "../ops.ts";
-import { EvalError } from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
-import { chargeBytes, displayString } from "../builtins/util.ts";
+import {
+  chargeBytes,
+  displayString,
+  EvalError,
+  type Kwargs,
+  quote,
+  repr,
+  type Thread,
+  type Value,
+} from "../values/mod.ts";
 
 const INT64_MAX = (1n << 63n) - 1n;
 

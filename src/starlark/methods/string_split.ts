@@ -4,9 +4,7 @@
  *
  * @module
  */
-import { decodeRune, runeOf, sizeOf } from "../utf8.ts";
-import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
-import type { Thread } from "../value.ts";
+import { decodeRune, runeOf, sizeOf, TEXT_POLL_CHUNK, type Thread } from "../values/mod.ts";
 import { decodeLastRune, isSpace } from "./unicode.ts";
 
 /** All whitespace-separated fields (Go's `strings.Fields`). */

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { Bytes, Dict, List, ResourceError, Thread, Tuple } from "../value.ts";
-import type { Value } from "../value.ts";
+import { Bytes, Dict, List, ResourceError, Thread, Tuple, type Value } from "../values/mod.ts";
 import { meth, registerCases, src } from "../builtins/harness_test.ts";
 import type { Case } from "../builtins/harness_test.ts";
 import { lookupMethod, methodNames } from "./mod.ts";

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { decodeRune, RUNE_ERROR, runeOf, sizeOf } from "../utf8.ts";
-import type { Thread } from "../value.ts";
+import { decodeRune, RUNE_ERROR, runeOf, sizeOf, type Thread } from "../values/mod.ts";
 import {
   isCasedRune,
   isDigitRune,

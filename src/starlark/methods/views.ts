@@ -1,18 +1,21 @@
 /**
  * The methods that return iterable views: `string.elems`, `elem_ords`, `codepoints`, `codepoint_ords`
- * and `bytes.elems` (the views themselves live in `../string_views.ts`).
+ * and `bytes.elems` (the views themselves live in `../values/string_views.ts`).
  *
  * @module
  */
-import { checkPositional } from "../args.ts";
 import {
+  type Bytes,
   bytesElems,
+  checkPositional,
+  type Kwargs,
   stringCodepointOrds,
   stringCodepoints,
   stringElemOrds,
   stringElems,
-} from "../string_views.ts";
-import type { Bytes, Kwargs, Thread, Value } from "../value.ts";
+  type Thread,
+  type Value,
+} from "../values/mod.ts";
 import type { MethodFn } from "./mod.ts";
 
 function view(name: string, make: (s: string) => Value): [string, MethodFn] {

@@ -25,10 +25,9 @@ import type {
   Position,
   Stmt,
 } from "../syntax/ast.ts";
-import { type Dialect, StarlarkSyntaxError } from "../value.ts";
+import { type Dialect, nearest, StarlarkSyntaxError } from "../values/mod.ts";
 import { checkCallArgs } from "./checks.ts";
 import { type Block, type FnInfo, lookupLocal, newScope, type RBinding, type Use } from "./scope.ts";
-import { nearest } from "./spell.ts";
 
 /** What the resolver needs to know about the environment of the file. */
 export interface ResolveOptions {

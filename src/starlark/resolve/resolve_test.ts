@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { type Dialect, EvalError, execFile, StarlarkSyntaxError } from "../mod.ts";
 import { parseFile } from "../syntax/parser.ts";
 import type { DefStmt, ExprStmt, Ident, LambdaExpr, ReturnStmt } from "../syntax/ast.ts";
-import { DEFAULT_DIALECT } from "../value.ts";
+import { DEFAULT_DIALECT } from "../values/mod.ts";
 import { MAX_NESTING, ResolveErrors, resolveFile } from "./resolve.ts";
 
 interface Case {

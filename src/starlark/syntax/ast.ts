@@ -9,6 +9,11 @@
  *
  * @module
  */
+import type { BinaryOp, UnaryOp } from "../values/mod.ts";
+
+// The operator sets are defined with the operations that apply them (the value layer, which the syntax
+// already stands on for its errors); the tree names them from there.
+export type { BinaryOp, UnaryOp };
 
 /** A source position: 1-based line and 1-based column (counted in Unicode code points, like the reference). */
 export interface Position {
@@ -114,9 +119,6 @@ export interface DictExpr extends NodeBase {
   list: DictEntry[];
 }
 
-/** Unary operators. */
-export type UnaryOp = "+" | "-" | "~" | "not";
-
 /** A unary expression. */
 export interface UnaryExpr extends NodeBase {
   /** Node kind (discriminant). */
@@ -126,30 +128,6 @@ export interface UnaryExpr extends NodeBase {
   /** Operand. */
   x: Expr;
 }
-
-/** Binary operators, including comparisons and `and`/`or`, `in`, `not in`. */
-export type BinaryOp =
-  | "or"
-  | "and"
-  | "=="
-  | "!="
-  | "<"
-  | ">"
-  | "<="
-  | ">="
-  | "in"
-  | "not in"
-  | "|"
-  | "^"
-  | "&"
-  | "<<"
-  | ">>"
-  | "+"
-  | "-"
-  | "*"
-  | "/"
-  | "//"
-  | "%";
 
 /** A binary expression. */
 export interface BinaryExpr extends NodeBase {

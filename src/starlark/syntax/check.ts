@@ -10,7 +10,7 @@
  * @module
  */
 
-import { StarlarkSyntaxError, toJSString } from "../value.ts";
+import { StarlarkSyntaxError, toJSString } from "../values/mod.ts";
 import type { CallExpr, Expr, Param } from "./ast.ts";
 
 /**

@@ -2,7 +2,7 @@
 // implementation: the `starlark` binary (go.starlark.net) run on the source as file "t.star".
 
 import assert from "node:assert/strict";
-import { StarlarkSyntaxError } from "../value.ts";
+import { StarlarkSyntaxError } from "../values/mod.ts";
 import { parseFile } from "./mod.ts";
 
 function errorOf(src: string): string {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { toJSString } from "../value.ts";
+import { toJSString } from "../values/mod.ts";
 import type { AssignStmt, Expr, File, Ident, IfStmt, LoadStmt, Position, Stmt } from "./ast.ts";
 import { checkAssign, checkParams } from "./check.ts";
 import { ExprParser, type ParseOptions } from "./expr_parser.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { StarlarkSyntaxError } from "../value.ts";
+import { StarlarkSyntaxError } from "../values/mod.ts";
 import type { Arg, DictEntry, Expr, ForClause, IfClause, Param, Stmt } from "./mod.ts";
 import { checkAssign, checkCallArgs, checkParams, parseExpr, parseFile } from "./mod.ts";
 

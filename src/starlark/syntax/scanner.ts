@@ -9,7 +9,7 @@
  * @module
  */
 
-import { fromJSString, StarlarkSyntaxError } from "../value.ts";
+import { fromJSString, StarlarkSyntaxError } from "../values/mod.ts";
 import { decodeString, hasCRorNonASCII, isHex, quoteRune } from "./literals.ts";
 import { isLetterRune } from "../unicode/mod.ts";
 import {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { StarlarkSyntaxError } from "../value.ts";
+import { StarlarkSyntaxError } from "../values/mod.ts";
 import { Scanner } from "./scanner.ts";
 import { EOF, FLOAT, IDENT, INT, STRING, TOKEN_NAMES } from "./tokens.ts";
 

@@ -6,7 +6,7 @@
  */
 import { execFile } from "../../../src/starlark/mod.ts";
 import { json, math } from "../../../src/starlark/lib/mod.ts";
-import { EvalError, StarlarkSyntaxError, toJSString } from "../../../src/starlark/value.ts";
+import { EvalError, StarlarkSyntaxError, toJSString } from "../../../src/starlark/values/value.ts";
 
 /** Runs `source` in our engine as `starlark -c` runs it and returns what the reference would print. */
 export function runOurs(source: string): string {

@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { Dialect } from "../../../src/starlark/value.ts";
+import type { Dialect } from "../../../src/starlark/values/value.ts";
 
 /** One program of a chunked file. */
 export interface GoChunk {

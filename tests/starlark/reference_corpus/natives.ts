@@ -12,10 +12,10 @@ import {
   stringArg,
   unpackArgs,
   unpackPositional,
-} from "../../../src/starlark/args.ts";
-import { call } from "../../../src/starlark/call.ts";
+} from "../../../src/starlark/values/args.ts";
+import { call } from "../../../src/starlark/values/call.ts";
 import { execFile, json, math } from "../../../src/starlark/mod.ts";
-import { freeze, str } from "../../../src/starlark/ops.ts";
+import { freeze, str } from "../../../src/starlark/values/ops.ts";
 import {
   Builtin,
   EvalError,
@@ -24,7 +24,7 @@ import {
   type Thread,
   toJSString,
   type Value,
-} from "../../../src/starlark/value.ts";
+} from "../../../src/starlark/values/value.ts";
 import { goRegExp } from "./chunkedfile.ts";
 import { moduleBuiltin } from "./values.ts";
 

@@ -10,9 +10,9 @@
  * @module
  */
 
-import { stringArg, unpackPositional } from "../../../src/starlark/args.ts";
-import { equals, freeze, repr } from "../../../src/starlark/ops.ts";
-import type { ValueIterator } from "../../../src/starlark/ops.ts";
+import { stringArg, unpackPositional } from "../../../src/starlark/values/args.ts";
+import { equals, freeze, repr } from "../../../src/starlark/values/ops.ts";
+import type { ValueIterator } from "../../../src/starlark/values/ops.ts";
 import type { BinaryOp } from "../../../src/starlark/syntax/ast.ts";
 import {
   Builtin,
@@ -24,7 +24,7 @@ import {
   NoSuchAttrError,
   StarObject,
   type Value,
-} from "../../../src/starlark/value.ts";
+} from "../../../src/starlark/values/value.ts";
 
 /** `hasfields()`: any field may be set until the value is frozen; `list + hasfields` is 42. */
 export class HasFields extends StarObject {

@@ -6,7 +6,7 @@
  */
 
 import type { Value } from "./object.ts";
-import { type CallFrame, ResourceError } from "./value_errors.ts";
+import { type CallFrame, ResourceError } from "./errors.ts";
 import { DEFAULT_MAX_INT_BITS } from "./int_cost.ts";
 
 /** Dialect options, as in the reference's `syntax.FileOptions`/resolve flags. All default to false. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isPrintRune } from "./unicode/mod.ts";
+import { isPrintRune } from "../unicode/mod.ts";
 
 /** The replacement character U+FFFD. */
 export const RUNE_ERROR = 0xfffd;

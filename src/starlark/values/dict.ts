@@ -7,7 +7,7 @@
  */
 
 import { Bytes, Float, List, type Mutable, StarObject, Tuple, type Value } from "./object.ts";
-import { UnhashableError } from "./value_errors.ts";
+import { UnhashableError } from "./errors.ts";
 
 const identityIds = new WeakMap<object, number>();
 let nextIdentityId = 1;

@@ -3,7 +3,7 @@
  * cap (checked before a result is computed), and steps and memory charged in proportion to the work.
  */
 import assert from "node:assert/strict";
-import { execFile, ResourceError, Thread } from "./mod.ts";
+import { execFile, ResourceError, Thread } from "../mod.ts";
 import {
   chargeMul,
   DEFAULT_MAX_INT_BITS,
@@ -12,7 +12,7 @@ import {
   mulSteps,
   parseDecimal,
 } from "./int_cost.ts";
-import { seededRandom } from "./seeded_random_test.ts";
+import { seededRandom } from "../seeded_random_test.ts";
 
 function resourceError(f: () => unknown): ResourceError {
   try {

@@ -7,8 +7,8 @@ import { equals, getIndex, iterate, repr, slice } from "./ops.ts";
 import { binary } from "./ops_binary.ts";
 import { Range, Thread } from "./value.ts";
 import type { Value } from "./value.ts";
-import { rangeBuiltin } from "./builtins/collections.ts";
-import { lenBuiltin } from "./builtins/core.ts";
+import { rangeBuiltin } from "../builtins/collections.ts";
+import { lenBuiltin } from "../builtins/core.ts";
 
 const th = new Thread();
 const MAX_SAFE = Number.MAX_SAFE_INTEGER; // 2^53 - 1

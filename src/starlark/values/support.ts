@@ -1,12 +1,13 @@
 /**
  * Helpers shared by the built-in functions and methods: budgeted iteration, hash-table mutation with
- * the reference's messages, and dict updates.
+ * the reference's messages, and dict updates. They sit in the value layer, below `methods/` and
+ * `builtins/`, because both (and the evaluator's pair loops) use them.
  *
  * @module
  */
-import { ArgConversionError, isIterable, type Unpacker } from "../args.ts";
-import { iterate, len, repr } from "../ops.ts";
-import { transcodeUTF8 } from "../utf8.ts";
+import { ArgConversionError, isIterable, type Unpacker } from "./args.ts";
+import { iterate, len, repr } from "./ops.ts";
+import { transcodeUTF8 } from "./utf8.ts";
 import {
   Bytes,
   Dict,
@@ -17,8 +18,8 @@ import {
   Tuple,
   typeName,
   UnhashableError,
-} from "../value.ts";
-import type { Kwargs, Thread, Value } from "../value.ts";
+} from "./value.ts";
+import type { Kwargs, Thread, Value } from "./value.ts";
 import {
   chargeInserts,
   chargeKeyHash,
@@ -29,7 +30,7 @@ import {
   insertSteps,
   POLL_CHUNK,
   SLOT_BYTES,
-} from "../ops_bulk.ts";
+} from "./ops_bulk.ts";
 
 export { SLOT_BYTES };
 

@@ -23,7 +23,7 @@
  * @module
  */
 import type { Int } from "./int.ts";
-import { ResourceError } from "./value_errors.ts";
+import { ResourceError } from "./errors.ts";
 import type { Thread } from "./thread.ts";
 
 /** Default of {@link ThreadOptions.maxIntBits}: 2^18 bits (32 KiB, 78,913 decimal digits). */

@@ -5,7 +5,7 @@
  */
 
 import { normInt, StarObject } from "./object.ts";
-import { UnhashableError } from "./value_errors.ts";
+import { UnhashableError } from "./errors.ts";
 
 /** Length of a range whose bounds and span are safe integers (integer arithmetic only: exact). */
 function smallRangeLength(start: number, stop: number, step: number): number {

@@ -7,7 +7,7 @@
  */
 
 import type { Thread } from "./thread.ts";
-import { EvalError } from "./value_errors.ts";
+import { EvalError } from "./errors.ts";
 
 /** Any Starlark value. */
 export type Value = null | boolean | number | bigint | string | StarObject;

@@ -19,9 +19,9 @@
  * comparing two JS strings compares their UTF-8 encodings. Use {@link fromJSString}/{@link toJSString}
  * at the host boundary.
  *
- * This module is the single entry point of the value model: the definitions live in focused modules
- * (`object.ts`, `dict.ts`, `range.ts`, `thread.ts`, `value_errors.ts`, `text.ts`) and are re-exported
- * here, so the rest of the engine imports them from this file only.
+ * This module is the value model's entry inside the value layer: the definitions live in focused modules
+ * (`object.ts`, `dict.ts`, `range.ts`, `thread.ts`, `errors.ts`, `text.ts`) and are re-exported here, so
+ * the other value modules import them from this file only (code outside `values/` uses `mod.ts`).
  *
  * @module
  */
@@ -51,8 +51,8 @@ export {
   StarlarkError,
   StarlarkSyntaxError,
   UnhashableError,
-} from "./value_errors.ts";
-export type { CallFrame, ResourceKind } from "./value_errors.ts";
+} from "./errors.ts";
+export type { CallFrame, ResourceKind } from "./errors.ts";
 export { ALL_OPTIONS_DIALECT, DEFAULT_DIALECT, INTERRUPT_POLL_STEPS, Thread } from "./thread.ts";
 export type { Dialect, LoadHook, ThreadOptions } from "./thread.ts";
 export { binaryToBytes, bytesToBinary, fromJSString, toJSString } from "./text.ts";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { call } from "./call.ts";
-import { execFile } from "./mod.ts";
+import { execFile } from "../mod.ts";
 import { repr } from "./ops.ts";
 import { appendElems, extendList, POLL_CHUNK, repeatArray } from "./ops_bulk.ts";
 import { List, ResourceError, Thread } from "./value.ts";

@@ -7,8 +7,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { parseExpr } from "./syntax/mod.ts";
-import type { Expr } from "./syntax/mod.ts";
+import { parseExpr } from "../syntax/mod.ts";
+import type { Expr } from "../syntax/mod.ts";
 import { binary, getIndex, iterate, len, repr, slice, str, truth, unary } from "./ops.ts";
 import { floatToInt } from "./int.ts";
 import {

@@ -1,7 +1,8 @@
 /**
  * The errors of the Starlark value model: the engine's error hierarchy (runtime, resource and syntax
  * errors) and the error for unhashable dict keys. A leaf module: it imports nothing else of the engine,
- * so every other value module can depend on it. Import these names from `value.ts`.
+ * so every other value module can depend on it. Import these names from `value.ts` (or, outside
+ * `values/`, from `mod.ts`).
  *
  * @module
  */

@@ -1,19 +1,17 @@
 /**
  * Unit tests of ops.ts beyond the expression table of ops_cases_test.ts: budgets, iteration counts,
- * mutation checks, freezing, attributes, cycles and deep values. Expected messages were checked with
+ * mutation checks, freezing, cycles and deep values. Expected messages were checked with
  * the reference `starlark` binary.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import {
-  attrNames,
   binary,
   compare,
   compareValues,
   equals,
   freeze,
-  getAttr,
   getIndex,
   iterate,
   len,
@@ -34,7 +32,6 @@ import {
   EvalError,
   Float,
   List,
-  Module,
   Range,
   ResourceError,
   StarObject,
@@ -219,32 +216,6 @@ Deno.test("getIndex of host-indexable values and unsupported operands", () => {
   evalError(() => getIndex(th, null, 0), "unhandled index operation NoneType[int]");
   evalError(() => getIndex(th, new Dict(), new List([])), "unhashable type: list");
   evalError(() => getIndex(th, evalExpr(th, "range(2)"), "x"), "range index: got string, want int");
-});
-
-Deno.test("getAttr: module members, spelling hints, host attributes", () => {
-  const m = new Module("json", new Map<string, Value>([["encode", 1], ["decode", 2]]));
-  assert.equal(getAttr(th, m, "encode"), 1);
-  evalError(() => getAttr(th, m, "encod"), "module has no .encod field or method (did you mean .encode?)");
-  evalError(() => getAttr(th, m, "xyz"), "module has no .xyz field or method");
-  evalError(() => getAttr(th, 1, "x"), "int has no .x field or method");
-  assert.deepEqual(attrNames(m), ["decode", "encode"]);
-  assert.deepEqual(attrNames(null), []);
-  class Point extends StarObject {
-    get typeName(): string {
-      return "point";
-    }
-    starlarkAttr(name: string): Value | undefined {
-      return name === "x_pos" ? 3 : undefined;
-    }
-    starlarkAttrNames(): string[] {
-      return ["x_pos"];
-    }
-  }
-  assert.equal(getAttr(th, new Point(), "x_pos"), 3);
-  evalError(
-    () => getAttr(th, new Point(), "XPos"),
-    "point has no .XPos field or method (did you mean .x_pos?)",
-  );
 });
 
 Deno.test("nearest: case and underscores ignored, at most half the letters differ", () => {

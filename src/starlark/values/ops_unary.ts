@@ -6,7 +6,7 @@
 import { intNeg, intNot } from "./int.ts";
 import { linearResult } from "./int_cost.ts";
 import { truth } from "./ops_compare.ts";
-import type { UnaryOp } from "./syntax/ast.ts";
+import type { UnaryOp } from "./operators.ts";
 import { EvalError, Float, typeName } from "./value.ts";
 import type { Thread, Value } from "./value.ts";
 

@@ -11,25 +11,15 @@
  * `starlarkTruth()`, `starlarkCompare(y)`, `starlarkIterate()` ({@link StarlarkIterable}),
  * `starlarkLen()` ({@link StarlarkSized}), `starlarkIndex(i)` ({@link StarlarkIndexable}),
  * `starlarkSetIndex(i, v)`, `starlarkBinary(op, y, side)` ({@link StarlarkHasBinary}),
- * `starlarkUnary(op)` ({@link StarlarkHasUnary}), `freeze()` ({@link Freezable}) and
- * `starlarkAttr(name)`/`starlarkAttrNames()` ({@link StarlarkHasAttrs}).
+ * `starlarkUnary(op)` ({@link StarlarkHasUnary}) and `freeze()` ({@link Freezable}). Attributes
+ * (`starlarkAttr(name)`/`starlarkAttrNames()`) are looked up with the built-in types' methods, in
+ * `methods/mod.ts`.
  *
  * @module
  */
-import { lookupMethod, methodNames } from "./methods/mod.ts";
-import { nearest as nearestName } from "./resolve/spell.ts";
-import {
-  Builtin,
-  Dict,
-  EvalError,
-  List,
-  Module,
-  NoSuchAttrError,
-  StarSet,
-  Tuple,
-  typeName,
-} from "./value.ts";
-import type { Thread, Value } from "./value.ts";
+import { nearest as nearestName } from "./spell.ts";
+import { Builtin, Dict, List, StarSet, Tuple } from "./value.ts";
+import type { Value } from "./value.ts";
 
 export { binary, concatStrings, repeatElems, repeatString } from "./ops_binary.ts";
 export type { StarlarkHasBinary } from "./ops_binary.ts";
@@ -42,60 +32,10 @@ export type { StarlarkReprable } from "./ops_repr.ts";
 export { unary } from "./ops_unary.ts";
 export type { StarlarkHasUnary } from "./ops_unary.ts";
 
-/** A host value with fields (`x.name`). */
-export interface StarlarkHasAttrs {
-  /** The attribute's value, or `undefined` when there is none. */
-  starlarkAttr(name: string): Value | undefined;
-  /** All attribute names. */
-  starlarkAttrNames(): string[];
-}
-
 /** A host value that has mutable state to freeze. */
 export interface Freezable {
   /** Freezes the value and what it references. */
   freeze(): void;
-}
-
-/** `x.name`: fields, module members and bound methods. */
-export function getAttr(_thread: Thread, x: Value, name: string): Value {
-  if (x instanceof Module) {
-    const v = x.members.get(name);
-    if (v !== undefined) return v;
-  } else {
-    const fn = lookupMethod(x, name);
-    if (fn !== undefined) return new Builtin(name, (t, a, k) => fn(t, x, a, k), x);
-    const attr = (x as Partial<StarlarkHasAttrs> | null)?.starlarkAttr;
-    if (typeof attr === "function") {
-      let v: Value | undefined;
-      try {
-        v = attr.call(x, name);
-      } catch (e) {
-        // A host value's own "no such field" message still gets the spelling hint, like the reference.
-        if (!(e instanceof NoSuchAttrError)) throw e;
-        throw new EvalError(withSpellingHint(e.message, name, x));
-      }
-      if (v !== undefined) return v;
-    }
-  }
-  throw new EvalError(withSpellingHint(`${typeName(x)} has no .${name} field or method`, name, x));
-}
-
-/** Appends the reference's `(did you mean .x?)` hint for a missing attribute `name` of `x`. */
-export function withSpellingHint(msg: string, name: string, x: Value): string {
-  const near = nearest(name, attrNames(x));
-  return near === undefined ? msg : `${msg} (did you mean .${near}?)`;
-}
-
-/** Names of `x`'s attributes, sorted (`dir(x)`). */
-export function attrNames(x: Value): string[] {
-  if (x instanceof Module) return [...x.members.keys()].sort();
-  const names = methodNames(x);
-  const own = (x as Partial<StarlarkHasAttrs> | null)?.starlarkAttrNames;
-  if (typeof own === "function") {
-    const all = new Set([...names, ...own.call(x)]);
-    return [...all].sort();
-  }
-  return names;
 }
 
 /** Freezes `x` and everything reachable from it. */

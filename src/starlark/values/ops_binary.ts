@@ -23,7 +23,7 @@ import {
 } from "./int.ts";
 import type { Int } from "./int.ts";
 import { chargeDiv, chargeMul, chargeRightShift, chargeShift, linearResult } from "./int_cost.ts";
-import type { BinaryOp } from "./syntax/ast.ts";
+import type { BinaryOp } from "./operators.ts";
 import {
   Bytes,
   Dict,

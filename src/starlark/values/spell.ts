@@ -2,7 +2,8 @@
  * "Did you mean" suggestions for misspelled names, with the reference implementation's rules: names are
  * compared case-insensitively with underscores ignored, and a candidate is only suggested when it is
  * within an edit distance of half the (folded) name's length. The resolver, attribute lookups and keyword
- * argument checks all share this one implementation.
+ * argument checks all share this one implementation, so it lives in the value layer that all of them
+ * import.
  *
  * @module
  */
