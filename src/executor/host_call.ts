@@ -202,6 +202,13 @@ function text(v: unknown, fallback: string): string {
   return typeof v === "string" ? v : fallback;
 }
 
+/** Whether an outcome is the sandbox stopping itself at its own copy of the deadline. */
+export function ownDeadline(outcome: unknown): boolean {
+  const o = outcome as { ok?: unknown; kind?: unknown; code?: unknown } | null | undefined;
+  return typeof o === "object" && o !== null && o.ok === false && o.kind === "interrupted" &&
+    o.code === "deadline";
+}
+
 /**
  * Turns a run outcome reported by the engine side into the execution's result. `nativeError` is the
  * error the host raised for a failed native call (the sandbox only knows its code). Details are

@@ -164,11 +164,17 @@ Deno.test("pool: cancellation during a native call rejects with the signal's rea
     assert.equal(cancelled, reason);
     assert.ok(ms < slack(100, factor), `cancellation took ${ms.toFixed(0)} ms`);
     assert.equal(handlerSignal?.aborted, true, "the handler sees the cancellation");
+    // The interrupted worker unwinds, serves its subject again if asked, and is ended after a short idle.
     const wait = slack(500);
-    for (const t0 = performance.now(); performance.now() - t0 < wait && pool.stats().live > 0;) {
+    for (const t0 = performance.now(); performance.now() - t0 < wait && pool.stats().idle === 0;) {
       await sleep(10);
     }
-    assert.equal(pool.stats().live, 0, "the interrupted worker was discarded");
+    assert.equal(pool.stats().idle, 1, "the interrupted worker unwound");
+    const reap = AT_BUDGET_IDLE_MS + slack(1_000);
+    for (const t0 = performance.now(); performance.now() - t0 < reap && pool.stats().live > 0;) {
+      await sleep(20);
+    }
+    assert.equal(pool.stats().live, 0, "the idle interrupted worker was ended");
   } finally {
     await pool.close();
   }

@@ -3,7 +3,7 @@ import { CodeModeError } from "../../src/errors.ts";
 import { WorkerPool } from "../../src/executor/pool.ts";
 import { INTERRUPT_SHUTDOWN } from "../../src/executor/protocol.ts";
 import { Sandbox, SANDBOX_WORKER_URL } from "../../src/executor/sandbox.ts";
-import { rejection, request } from "./helpers.ts";
+import { rejection, request, sleep } from "./helpers.ts";
 
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url);
 
@@ -74,15 +74,18 @@ Deno.test("sandbox: the host trusts nothing a compromised worker claims", async 
     ["too-many-calls", "resource_limit"],
     ["bad-capability", "internal"],
     ["out-of-sequence", "internal"],
+    ["done-during-call", "internal"],
+    ["deadline-during-call", "resource_limit"],
     ["junk", "internal"],
     ["claims-denied", "internal"],
     ["wrong-id", "internal"],
   ];
   try {
     let calls = 0;
-    const dispatch = () => {
-      calls++;
-      return Promise.resolve({ key: "k", count: 1, value: 1 });
+    const dispatch = async (cap: number, _args: unknown, signal?: AbortSignal) => {
+      if (cap === 3) await sleep(500, signal).catch(() => {}); // still in flight when the worker ends
+      if (cap === 0) calls++;
+      return { key: "k", count: 1, value: 1 };
     };
     for (const [source, code] of cases) {
       await t.step(source, async () => {
@@ -95,8 +98,8 @@ Deno.test("sandbox: the host trusts nothing a compromised worker claims", async 
     assert.equal(pool.stats().live <= 1, true, "misbehaving workers were discarded");
     assert.equal(
       pool.stats().discarded,
-      cases.length - 1,
-      "every rogue worker was discarded (int-for-float ended normally)",
+      cases.length - 2,
+      "every rogue worker was discarded (int-for-float ended normally, deadline-during-call at a budget)",
     );
   } finally {
     await pool.close();
