@@ -64,6 +64,7 @@ export {
 } from "./src/mcp/server.ts";
 export { CANCELLED_TEXT, DETAIL_CODES, ERROR_TEXTS, errorText } from "./src/mcp/errors.ts";
 export { serveStdio, type StdioSession } from "./src/mcp/stdio.ts";
+export { type MeteredPool, type MetricsScrape, type MetricsSource, poolMetrics } from "./src/mcp/metrics.ts";
 import { type ToolDefinitionOptions, toolDefinitions } from "./src/mcp/tools.ts";
 export {
   BAD_ARGUMENT_TEXTS,

@@ -12,6 +12,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { currentSubject, type Subject, withSubject } from "../../authz.ts";
 import { CodeModeError } from "../errors.ts";
 import { type ApiKey, bearerToken, KeyChecker } from "./keys.ts";
+import type { MetricsSource } from "./metrics.ts";
 import { type McpServerOptions, prepareTools } from "./server.ts";
 import { type AuthInfo, authInfoSubject, type Service, type SubjectResolver } from "./service.ts";
 
@@ -56,6 +57,12 @@ export interface HttpHandlerOptions extends McpServerOptions {
    * holds a slot — `/healthz` answers 503 so that an orchestrator can replace the instance.
    */
   readonly health?: () => { readonly status: "ok" | "degraded"; readonly stuck?: number };
+  /**
+   * Serves `GET /metrics` (Prometheus text) from this source, for example {@link poolMetrics} of the
+   * executor pool. It is authenticated like the MCP endpoint (a configured key, or loopback when no keys
+   * are configured) and subject to the same Host and Origin checks. Absent: `/metrics` is 404.
+   */
+  readonly metrics?: MetricsSource;
 }
 
 /** What a `Deno.serve` handler receives besides the request (only the peer address is used). */
@@ -177,8 +184,11 @@ function originHost(origin: string): string | undefined {
 
 function checkOptions(options: HttpHandlerOptions): void {
   const path = options.path ?? "/mcp";
-  if (typeof path !== "string" || !path.startsWith("/") || path === "/healthz") {
-    throw new CodeModeError("invalid_registration", 'path must start with "/" and not be "/healthz"');
+  if (typeof path !== "string" || !path.startsWith("/") || path === "/healthz" || path === "/metrics") {
+    throw new CodeModeError(
+      "invalid_registration",
+      'path must start with "/" and not be "/healthz" or "/metrics"',
+    );
   }
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(max) || max <= 0) {
@@ -278,6 +288,22 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
     return { id: subject };
   }
 
+  async function serveMetrics(
+    request: Request,
+    info: HttpRequestInfo | undefined,
+    metrics: MetricsSource,
+  ): Promise<Response> {
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return jsonError(405, -32000, "method not allowed", { allow: "GET, HEAD" });
+    }
+    const subject = await authenticate(request, info);
+    if (subject instanceof Response) return subject;
+    const scrape = await metrics();
+    return new Response(request.method === "HEAD" ? null : scrape.body, {
+      headers: { "content-type": scrape.contentType },
+    });
+  }
+
   async function handleMcp(
     request: Request,
     subject: Subject,
@@ -354,7 +380,8 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
       }
       return new Response(request.method === "HEAD" ? null : '{"status":"ok"}', { headers: JSON_HEADERS });
     }
-    if (url.pathname !== path) return jsonError(404, -32000, "not found");
+    const metrics = url.pathname === "/metrics" ? options.metrics : undefined;
+    if (url.pathname !== path && metrics === undefined) return jsonError(404, -32000, "not found");
 
     const host = request.headers.get("host");
     if (hosts !== undefined && (host === null || !hosts.has(host))) {
@@ -364,6 +391,7 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
     if (origin !== null && !originAllowed(origin)) {
       return jsonError(403, -32000, "forbidden: Origin not allowed");
     }
+    if (metrics !== undefined) return await serveMetrics(request, info, metrics);
     const cors = corsHeaders(origin);
     if (request.method === "OPTIONS") {
       return new Response(null, {

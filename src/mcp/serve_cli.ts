@@ -27,6 +27,7 @@ import {
 import { API_KEYS_ENV, type ApiKey, parseApiKeys } from "./keys.ts";
 import { serveStdio as serveStdioSession } from "./stdio.ts";
 import { jsonLogHook } from "./log.ts";
+import { type MetricsSource, poolMetrics } from "./metrics.ts";
 import { deferredService, staticSubject } from "./service.ts";
 import { defaultLimits } from "../core/mod.ts";
 
@@ -68,7 +69,9 @@ Serves the CodeMode demo catalog over MCP: stdio by default.
 Options:
   --http HOST:PORT        serve stateless Streamable HTTP instead (e.g. 127.0.0.1:8787, [::1]:8787)
   --path PATH             MCP endpoint path (default /mcp); GET /healthz answers {"status":"ok"}, or 503
-                          {"status":"degraded"} while a sandbox that did not stop holds a slot
+                          {"status":"degraded"} while a sandbox that did not stop holds a slot;
+                          GET /metrics serves the executor pool's Prometheus metrics (authenticated
+                          like the MCP endpoint; codemode_executor_degraded is 1 while degraded)
   --allowed-host HOST     also accept this Host header (repeatable; "name" = any port, "name:port"
                           exact, "*" any); always added to the defaults: the loopback names at the
                           bound port (for 127.0.0.1, ::1 and 0.0.0.0/::) or the bound address
@@ -232,7 +235,7 @@ function serveHttp(
   pending: Promise<Server>,
   args: ServeArgs,
   http: NonNullable<ServeArgs["http"]>,
-  health: ExecutorSetup["health"],
+  setup: ExecutorSetup,
 ): RunningServe {
   const apiKeys: ApiKey[] = parseApiKeys(Deno.env.get(API_KEYS_ENV) ?? "");
   const loopback = isLoopbackHostname(http.hostname);
@@ -262,7 +265,8 @@ function serveHttp(
     path: args.path,
     anonymousSubject: args.subject,
     limits: defaultLimits(),
-    health,
+    health: setup.health,
+    metrics: setup.metrics,
   });
   const shown = http.hostname.includes(":") ? `[${http.hostname}]` : http.hostname;
   const url = `http://${shown}:${port}${args.path}`;
@@ -277,11 +281,15 @@ function serveHttp(
   return { url, finished: life.finished, shutdown: life.shutdown };
 }
 
-/** What runs the programs, and the pool health `/healthz` reports (absent for the inline executor). */
+/**
+ * What runs the programs, and the pool health `/healthz` and metrics `/metrics` report (both absent for
+ * the inline executor, which has no pool).
+ */
 interface ExecutorSetup {
   readonly kind: "worker" | "process" | "inline";
   readonly executor: ExecutorChoice;
   readonly health?: () => { readonly status: "ok" | "degraded"; readonly stuck: number };
+  readonly metrics?: MetricsSource;
 }
 
 function setUpExecutor(args: ServeArgs): ExecutorSetup {
@@ -295,7 +303,7 @@ function setUpExecutor(args: ServeArgs): ExecutorSetup {
   const pool = kind === "process"
     ? new ProcessPool({ ...options, maxMemoryBytes: limits.maxMemoryBytes })
     : new WorkerPool(options);
-  return { kind, executor: pool, health: () => pool.health() };
+  return { kind, executor: pool, health: () => pool.health(), metrics: poolMetrics(pool) };
 }
 
 /**
@@ -310,7 +318,7 @@ export async function serve(args: ServeArgs): Promise<RunningServe> {
   try {
     running = args.http === undefined
       ? await serveStdio(pending, args)
-      : serveHttp(pending, args, args.http, setup.health);
+      : serveHttp(pending, args, args.http, setup);
     console.error(`codemode: programs run in the ${setup.kind} executor`);
   } catch (err) {
     await pending.then((server) => server.close(), () => {});

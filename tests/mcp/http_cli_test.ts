@@ -37,6 +37,20 @@ Deno.test("HTTP CLI with API keys: 401 without a key, 403 for a foreign Origin, 
         "(limit: 65,536 bytes): send a shorter program",
     }]);
     await client.close();
+
+    // The executor pool's metrics: authenticated like the MCP endpoint, driven by the executions above.
+    const metricsUrl = new URL("/metrics", cli.url);
+    const anonymous = await fetch(metricsUrl);
+    await anonymous.body?.cancel();
+    assert.equal(anonymous.status, 401);
+    const metrics = await fetch(metricsUrl, { headers: { authorization: `Bearer ${KEY}` } });
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.headers.get("content-type") ?? "", /^text\/plain/);
+    const text = await metrics.text();
+    assert.match(text, /^codemode_executor_degraded 0$/m);
+    assert.match(text, /^codemode_executor_slots_max 8$/m);
+    // One execution ran; the oversized program was refused before it reached the executor.
+    assert.match(text, /^codemode_executor_executions_total 1$/m);
   } finally {
     assert.equal(await cli.stop(), 0);
   }
