@@ -47,6 +47,14 @@ const STEPS_PER_PIECE = 2;
 /** How many recent dict shapes keep their sorted key order. */
 const SHAPE_CACHE = 4;
 const BATCH = 4096;
+/**
+ * Characters of long strings pending before a flush: long strings are flushed (and so charged) within
+ * about this much output, so a list holding one long string many times stops at the memory budget
+ * instead of being joined whole first.
+ */
+const BULK_CHARS = 1 << 20;
+/** Strings at least this long count towards {@link BULK_CHARS}. */
+const LONG_STRING = 1024;
 /** Nesting depth written recursively; deeper values use the explicit-stack loop. */
 const MAX_RECURSION = 64;
 /** Steps per container (its frame, cycle check, and ordering of a dict's keys beyond the pieces). */
@@ -131,6 +139,7 @@ class Encoder {
   private readonly chunks: string[] = [];
   private parts: string[] = [];
   private size = 0;
+  private bulk = 0;
   /** Containers being written (cycle check); a set once deep, an array while shallow. */
   private readonly path: object[] = [];
   private deepPath: Set<object> | undefined;
@@ -150,6 +159,7 @@ class Encoder {
   private flush(): void {
     const parts = this.parts;
     if (parts.length === 0) return;
+    this.bulk = 0;
     const chunk = parts.join("");
     const n = chunk.length;
     this.size += n;
@@ -194,9 +204,10 @@ class Encoder {
         if (PLAIN_RE.test(v)) this.parts.push('"', v, '"');
         else {
           if (v.length >= 64) this.thread.charge(v.length >>> 2); // escaping runs in JS
-          this.add(quoteJSON(v, this.thread));
+          this.parts.push(quoteJSON(v, this.thread));
         }
-        if (this.parts.length >= BATCH) this.flush();
+        if (v.length >= LONG_STRING) this.bulk += v.length;
+        if (this.parts.length >= BATCH || this.bulk >= BULK_CHARS) this.flush();
         return true;
     }
     if (v === null) {

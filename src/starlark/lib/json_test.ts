@@ -512,13 +512,21 @@ Deno.test("json: budgets are charged before large outputs are built", () => {
   // Steps: decoding a 1 MB document costs about 1 MB / 32 steps.
   const big = "[" + "1,".repeat(500000) + "1]";
   assert.throws(() => call("decode", [big], [], new Thread({ maxSteps: 10000 })), ResourceError);
-  // Memory: many references to one large string.
+  // Memory: many references to one large string, charged as the output grows, not once joined whole.
   const s = "x".repeat(100000);
   const many = new List(Array.from({ length: 1000 }, () => s));
   assert.throws(
     () => call("encode", [many], [], new Thread({ maxMemory: 1_000_000 })),
     (e: unknown) => e instanceof ResourceError && e.resource === "memory",
   );
+  const mb = "x".repeat(1_000_000);
+  const shared = new List(Array.from({ length: 100 }, () => mb));
+  const budget = new Thread({ maxMemory: 8 << 20 });
+  assert.throws(
+    () => call("encode", [shared], [], budget),
+    (e: unknown) => e instanceof ResourceError && e.resource === "memory",
+  );
+  assert.ok(budget.memory < (8 << 20) + (2 << 20), `charged ${budget.memory} bytes before stopping`);
   // A huge indent at depth fails on the budget, not on a JS string-length error.
   let deep: Value = L(1);
   for (let i = 0; i < 5000; i++) deep = L(deep);
