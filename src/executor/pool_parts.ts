@@ -168,14 +168,19 @@ export function positive(v: number | undefined, fallback: number, name: string):
 
 /**
  * Applies the defaults of {@link PoolOptions}: the scheduling parameters, the warm-up and the dialect.
- * `defaults` holds the pool kind's own drain grace and how long a stopping sandbox of this kind may take
- * before it counts as stuck (default: the drain grace).
+ * `defaults` holds the pool kind's own drain grace, how long a stopping sandbox of this kind may take
+ * before it counts as stuck (default: the drain grace) and whether a sandbox whose run ended at a budget
+ * is kept (default: it is replaced).
  *
  * @throws {CodeModeError} `invalid_registration` for a negative or otherwise invalid option.
  */
 export function resolveSchedulerOptions(
   options: PoolOptions,
-  defaults: { readonly drainGrace?: number; readonly stuckAfter?: number } = {},
+  defaults: {
+    readonly drainGrace?: number;
+    readonly stuckAfter?: number;
+    readonly reuseAtBudget?: boolean;
+  } = {},
 ): SchedulerConfig & {
   readonly warmUpMs: number;
   readonly dialect: Readonly<Record<string, boolean>> | undefined;
@@ -203,6 +208,7 @@ export function resolveSchedulerOptions(
     spawnTimeout: positive(options.spawnTimeoutMs, 10_000, "spawnTimeoutMs"),
     drainGrace,
     stuckAfter: defaults.stuckAfter ?? drainGrace,
+    reuseAtBudget: defaults.reuseAtBudget ?? false,
     warmUpMs: warmUp > 0 && Number.isFinite(warmUp) ? warmUp : 0,
     spawnConcurrency: Math.floor(
       positive(options.spawnConcurrency, Math.max(1, navigator.hardwareConcurrency || 2), "spawnConcurrency"),

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { CodeModeError } from "../../src/errors.ts";
 import { ProcessPool, type ProcessPoolOptions } from "../../src/executor/process_pool.ts";
 import { ProcessSandbox, SANDBOX_PROCESS_URL } from "../../src/executor/process_sandbox.ts";
+import { AT_BUDGET_IDLE_MS } from "../../src/executor/scheduler.ts";
 import { BUSY_LOOP, makeDispatch, rejection, request, sleep } from "./helpers.ts";
 import { slack, timed } from "../timing.ts";
 import { DEMO_PROGRAM } from "../../examples/demo.ts";
@@ -178,6 +179,32 @@ Deno.test("process: strict mode uses a new child per execution", async () => {
     assert.equal(p.stats().executions, 3);
     assert.equal(p.stats().spawned, 3);
     assert.equal(p.stats().idle, 0, "strict mode never keeps a used child");
+  } finally {
+    await p.close();
+  }
+});
+
+Deno.test("process: a run ended at a budget keeps its child for the subject, only briefly when idle", async () => {
+  const p = pool();
+  try {
+    const steps = await rejection(p.run(request(BUSY_LOOP, {
+      budgets: { maxExecutionSteps: 10_000, maxExecutionTime: 30_000 },
+    })));
+    assert.ok(isCode(steps, "resource_limit"), String(steps));
+    // The engine stopped itself and the child's heap is small: the same child serves the next run.
+    assert.equal(
+      await p.run(request("def main():\n    return 7\n", { budgets: { maxExecutionTime: 30_000 } })),
+      7,
+    );
+    const bomb = 'def main():\n    s = "x"\n    for i in range(40):\n        s = s + s\n    return len(s)\n';
+    const memory = await rejection(p.run(request(bomb, { budgets: { maxExecutionTime: 30_000 } })));
+    assert.ok(isCode(memory, "resource_limit"), String(memory));
+    assert.equal(p.stats().spawned, 1);
+    // Left idle after a budget, it is ended after AT_BUDGET_IDLE_MS rather than the 5 s idle timeout.
+    const t0 = performance.now();
+    await until(() => p.stats().live === 0, AT_BUDGET_IDLE_MS + slack(2_000));
+    assert.equal(p.stats().live, 0);
+    assert.ok(performance.now() - t0 < AT_BUDGET_IDLE_MS + slack(2_000));
   } finally {
     await p.close();
   }
