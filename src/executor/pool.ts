@@ -42,7 +42,9 @@ import {
   resolveSchedulerOptions,
   type WorkerPoolOptions,
 } from "./pool_parts.ts";
+import { CpuShare } from "./cpu_share.ts";
 import { Sandbox, SANDBOX_WORKER_URL, type SandboxHooks } from "./sandbox.ts";
+import { SpawnPacer } from "./spawn_pacer.ts";
 import { type PoolHealth, type SandboxDriver, SlotScheduler } from "./scheduler.ts";
 
 export type { PoolOptions, PoolStats, WorkerPoolOptions } from "./pool_parts.ts";
@@ -58,16 +60,20 @@ const INTERRUPTS: Readonly<Record<AbortKind, number>> = {
 export class WorkerPool implements Executor {
   readonly #scheduler: SlotScheduler<Sandbox>;
   readonly #bufferBytes: number;
+  readonly #retireHeap: number;
   readonly #warmUpMs: number;
   readonly #dialect: Readonly<Record<string, boolean>> | undefined;
   readonly #url: URL;
   readonly #hooks: SandboxHooks;
   readonly #catalogs = new CatalogKeys();
+  readonly #pacer = new SpawnPacer();
+  readonly #cpu = new CpuShare();
 
   /** Creates an empty pool; workers are spawned on demand (or by {@link WorkerPool.probe}). */
   constructor(options: WorkerPoolOptions = {}) {
     const o = resolveSchedulerOptions(options);
     this.#bufferBytes = positive(options.replyBufferBytes, 256 * 1024, "replyBufferBytes");
+    this.#retireHeap = positive(options.retireHeapBytes, 24 * 1024 * 1024, "retireHeapBytes");
     this.#warmUpMs = o.warmUpMs;
     this.#dialect = o.dialect;
     this.#url = options.workerUrl ?? SANDBOX_WORKER_URL;
@@ -77,7 +83,7 @@ export class WorkerPool implements Executor {
     };
     const driver: SandboxDriver<Sandbox> = {
       create: (readyTimeout) =>
-        new Sandbox(this.#url, this.#bufferBytes, readyTimeout, this.#hooks, this.#warmUpMs),
+        new Sandbox(this.#url, this.#bufferBytes, readyTimeout, this.#hooks, this.#warmUpMs, this.#pacer),
       ready: (sb) => sb.ready,
       start: (sb, exec) => this.#start(sb, exec),
       interrupt: (sb, kind) => {
@@ -137,6 +143,8 @@ export class WorkerPool implements Executor {
 
   /** Ends every worker, waiting request and timer. Running executions reject with `internal`. Idempotent. */
   close(): Promise<void> {
+    this.#pacer.close();
+    this.#cpu.close();
     return this.#scheduler.close();
   }
 
@@ -157,9 +165,11 @@ export class WorkerPool implements Executor {
       dialect: this.#dialect,
     });
     sb.catalogKey = catalog.key;
+    this.#cpu.started(sb);
   }
 
   #violation(sb: Sandbox, reason: string): void {
+    this.#cpu.ended(sb);
     this.#scheduler.fault(sb, internalError(`sandbox protocol failure: ${reason}`));
   }
 
@@ -227,6 +237,12 @@ export class WorkerPool implements Executor {
   #onDone(sb: Sandbox, exec: PoolExecution, msg: DoneMessage): void {
     // Posting `done` is the worker's last act of a run: it is back at its event loop.
     sb.atRest = true;
+    this.#cpu.ended(sb);
+    // The worker's own figure only decides whether to keep it: a lie costs nothing but its reuse.
+    const ok = (msg.outcome as { ok?: unknown } | null)?.ok === true;
+    if (!ok && !(typeof msg.heapUsed === "number" && msg.heapUsed <= this.#retireHeap)) {
+      sb.retireAfterRun = true;
+    }
     if (exec.settled) {
       // The acknowledgement of an interrupt (or a late result): the worker is at rest again.
       this.#scheduler.rested(sb);

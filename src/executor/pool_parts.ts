@@ -63,6 +63,14 @@ export interface WorkerPoolOptions extends PoolOptions {
   readonly replyBufferBytes?: number;
   /** The worker entry module (default `workers/sandbox_worker.ts` of this package). */
   readonly workerUrl?: URL;
+  /**
+   * A worker whose V8 heap in use after a failed or interrupted run exceeds this many bytes is replaced;
+   * a smaller one serves its subject again (and is ended after 1 s idle). V8 keeps a worker's freed heap,
+   * so a worker that ran into the memory budget is not kept; one stopped by the step or time budget
+   * usually is, which spares a spawn (`new Worker()` blocks the host's thread for 10–30 ms). Default
+   * 24 MiB (an idle worker holds about 5 MiB).
+   */
+  readonly retireHeapBytes?: number;
 }
 
 /** Counters of a pool, for monitoring and tests. */
@@ -168,19 +176,14 @@ export function positive(v: number | undefined, fallback: number, name: string):
 
 /**
  * Applies the defaults of {@link PoolOptions}: the scheduling parameters, the warm-up and the dialect.
- * `defaults` holds the pool kind's own drain grace, how long a stopping sandbox of this kind may take
- * before it counts as stuck (default: the drain grace) and whether a sandbox whose run ended at a budget
- * is kept (default: it is replaced).
+ * `defaults` holds the pool kind's own drain grace and how long a stopping sandbox of this kind may take
+ * before it counts as stuck (default: the drain grace).
  *
  * @throws {CodeModeError} `invalid_registration` for a negative or otherwise invalid option.
  */
 export function resolveSchedulerOptions(
   options: PoolOptions,
-  defaults: {
-    readonly drainGrace?: number;
-    readonly stuckAfter?: number;
-    readonly reuseAtBudget?: boolean;
-  } = {},
+  defaults: { readonly drainGrace?: number; readonly stuckAfter?: number } = {},
 ): SchedulerConfig & {
   readonly warmUpMs: number;
   readonly dialect: Readonly<Record<string, boolean>> | undefined;
@@ -208,7 +211,6 @@ export function resolveSchedulerOptions(
     spawnTimeout: positive(options.spawnTimeoutMs, 10_000, "spawnTimeoutMs"),
     drainGrace,
     stuckAfter: defaults.stuckAfter ?? drainGrace,
-    reuseAtBudget: defaults.reuseAtBudget ?? false,
     warmUpMs: warmUp > 0 && Number.isFinite(warmUp) ? warmUp : 0,
     spawnConcurrency: Math.floor(
       positive(options.spawnConcurrency, Math.max(1, navigator.hardwareConcurrency || 2), "spawnConcurrency"),

@@ -97,11 +97,7 @@ export class ProcessPool implements Executor {
 
   /** Creates an empty pool; children are spawned on demand (or by {@link ProcessPool.probe}). */
   constructor(options: ProcessPoolOptions = {}) {
-    const o = resolveSchedulerOptions(options, {
-      drainGrace: 200,
-      stuckAfter: STOP_TIMEOUT_MS,
-      reuseAtBudget: true,
-    });
+    const o = resolveSchedulerOptions(options, { drainGrace: 200, stuckAfter: STOP_TIMEOUT_MS });
     const budget = positive(options.maxMemoryBytes, DEFAULT_MAX_MEMORY_BYTES, "maxMemoryBytes");
     this.#heapMiB = Math.floor(
       positive(options.heapLimitMiB, Math.max(64, Math.ceil((4 * budget) / MIB) + 64), "heapLimitMiB"),

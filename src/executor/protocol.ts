@@ -52,6 +52,11 @@ export const I_OFFSET = 4;
 export const I_LENGTH = 5;
 /** Header word: error-code index of an error reply. */
 export const I_ERROR = 6;
+/**
+ * Header word: the share of a CPU the run may use, in per mille (0 = unthrottled). The host lowers it
+ * for long-running programs while they would otherwise crowd shorter executions off the cores.
+ */
+export const I_DUTY = 7;
 /** Bytes reserved for the header (room for future words). */
 export const HEADER_BYTES = 64;
 
@@ -114,6 +119,25 @@ export class SharedChannel {
   reset(): void {
     Atomics.store(this.words, I_INTERRUPT, 0);
     Atomics.store(this.words, I_STATE, STATE_IDLE);
+    Atomics.store(this.words, I_DUTY, 0);
+  }
+
+  /** Host: sets the CPU share (per mille; 0 or 1000 and above: unthrottled) of the current run. */
+  setDuty(perMille: number): void {
+    Atomics.store(this.words, I_DUTY, perMille);
+  }
+
+  /** Worker: the CPU share (per mille) the host allows the current run; 0 = unthrottled. */
+  duty(): number {
+    return Atomics.load(this.words, I_DUTY);
+  }
+
+  /**
+   * Worker: sleeps up to `ms` without using a CPU, between native calls only. An interrupt (which
+   * changes the reply state) wakes it at once.
+   */
+  nap(ms: number): void {
+    Atomics.wait(this.words, I_STATE, STATE_IDLE, ms);
   }
 
   /**
@@ -341,6 +365,11 @@ export interface DoneMessage {
   readonly id: number;
   /** The outcome. */
   readonly outcome: RunOutcome;
+  /**
+   * V8 heap in use after a run that did not succeed (bytes), so the host can decide whether to keep the
+   * worker: only a small heap is kept. Absent after a success.
+   */
+  readonly heapUsed?: number;
 }
 
 /** Result of one sandbox self-check: the operations tried and whether each was refused. */

@@ -10,6 +10,7 @@
  */
 import { type HostMessage, type SelfCheckReport, SharedChannel, type WorkerMessage } from "./protocol.ts";
 import { Slot, type TimerId } from "./scheduler.ts";
+import type { SpawnPacer } from "./spawn_pacer.ts";
 
 export type { SandboxState, TimerId } from "./scheduler.ts";
 
@@ -39,7 +40,7 @@ export class Sandbox extends Slot {
    */
   atRest = true;
 
-  readonly #worker: Worker;
+  #worker: Worker | undefined;
   readonly #hooks: SandboxHooks;
   #terminated = false;
   readonly #restWaiters: (() => void)[] = [];
@@ -50,11 +51,19 @@ export class Sandbox extends Slot {
     | undefined;
 
   /**
-   * Spawns the worker with no permissions at all. Throws synchronously when the runtime refuses to
-   * create workers; rejects `ready` when the module fails to load or stays silent for `readyTimeoutMs`.
-   * The worker spends up to `warmUpMs` compiling and optimizing the engine before it reports ready.
+   * Spawns the worker with no permissions at all: at once, or when `pacer` gets to it. Rejects `ready`
+   * when the runtime refuses to create workers, the module fails to load or the worker stays silent
+   * for `readyTimeoutMs` (counted from now). The worker spends up to `warmUpMs` compiling and
+   * optimizing the engine before it reports ready.
    */
-  constructor(url: URL, dataBytes: number, readyTimeoutMs: number, hooks: SandboxHooks, warmUpMs = 0) {
+  constructor(
+    url: URL,
+    dataBytes: number,
+    readyTimeoutMs: number,
+    hooks: SandboxHooks,
+    warmUpMs = 0,
+    pacer?: SpawnPacer,
+  ) {
     super();
     this.channel = SharedChannel.create(dataBytes);
     this.#hooks = hooks;
@@ -67,20 +76,33 @@ export class Sandbox extends Slot {
         else reject(error);
       };
     });
-    this.#worker = new Worker(url, { type: "module", deno: { permissions: "none" } });
-    this.#worker.onmessage = (e: MessageEvent<WorkerMessage>) => this.#onMessage(e.data);
-    this.#worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault();
-      this.atRest = true; // an uncaught error ended the handler: the worker is not running a program
-      this.#fail(`sandbox worker error: ${e.message || "unknown error"}`);
-    };
-    this.#worker.onmessageerror = () => this.#fail("sandbox worker sent a message that cannot be read");
-    // Queued until the worker module has loaded; the worker answers with `ready` once it has warmed up.
-    this.#worker.postMessage({ t: "init", buffer: this.channel.buffer, warmUpMs } satisfies HostMessage);
     this.#readyTimer = setTimeout(
       () => this.#settleReady?.(new Error(`sandbox worker did not start within ${readyTimeoutMs} ms`)),
       readyTimeoutMs,
     );
+    if (pacer === undefined) this.#create(url, warmUpMs);
+    else pacer.schedule(() => this.#create(url, warmUpMs));
+  }
+
+  #create(url: URL, warmUpMs: number): void {
+    if (this.#terminated) return;
+    let worker: Worker;
+    try {
+      worker = new Worker(url, { type: "module", deno: { permissions: "none" } });
+    } catch (e) {
+      this.#settleReady?.(e instanceof Error ? e : new Error(String(e)));
+      return;
+    }
+    this.#worker = worker;
+    worker.onmessage = (e: MessageEvent<WorkerMessage>) => this.#onMessage(e.data);
+    worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      this.atRest = true; // an uncaught error ended the handler: the worker is not running a program
+      this.#fail(`sandbox worker error: ${e.message || "unknown error"}`);
+    };
+    worker.onmessageerror = () => this.#fail("sandbox worker sent a message that cannot be read");
+    // Queued until the worker module has loaded; the worker answers with `ready` once it has warmed up.
+    worker.postMessage({ t: "init", buffer: this.channel.buffer, warmUpMs } satisfies HostMessage);
   }
 
   #fail(reason: string): void {
@@ -128,7 +150,7 @@ export class Sandbox extends Slot {
 
   /** Posts a message to the worker. */
   post(msg: HostMessage): void {
-    if (!this.#terminated) this.#worker.postMessage(msg);
+    if (!this.#terminated) this.#worker?.postMessage(msg);
   }
 
   /**
@@ -172,6 +194,6 @@ export class Sandbox extends Slot {
       this.#selfCheck.reject(new Error("sandbox worker terminated"));
       this.#selfCheck = undefined;
     }
-    this.#worker.terminate();
+    this.#worker?.terminate();
   }
 }

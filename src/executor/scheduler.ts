@@ -111,13 +111,6 @@ export interface SchedulerConfig {
   readonly stuckAfter: number;
   /** Spawns in flight at once. */
   readonly spawnConcurrency: number;
-  /**
-   * Whether a sandbox whose run ended at a budget, or that unwound after an interrupt, serves its
-   * subject again (ended after a short idle) instead of being replaced. Worth it where a spawn is
-   * dear and the sandbox's memory is measured after each run (processes); not for Web Workers, whose
-   * freed heap V8 keeps, so reuse there multiplied the host's peak RSS for no latency gain.
-   */
-  readonly reuseAtBudget: boolean;
 }
 
 /** The health of a pool, as `/healthz` reports it. */
@@ -293,18 +286,18 @@ export class SlotScheduler<S extends Slot> {
     const exec = sb.execution;
     exec?.settle(verdict);
     sb.atBudget = verdict.atBudget === true;
-    const reuse = verdict.reusable && (!sb.atBudget || this.#c.reuseAtBudget);
-    if (reuse && sb.state === "busy") this.#release(sb);
+    if (verdict.reusable && sb.state === "busy") this.#release(sb);
     else this.retire(sb);
   }
 
   /**
-   * An interrupted sandbox reports that its run has unwound (it is back at its event loop): with
-   * `reuseAtBudget` it serves its subject again like one whose run ended at a budget (a spawn costs a
-   * process start), else it is ended.
+   * An interrupted sandbox reports that its run has unwound (it is back at its event loop): it serves
+   * its subject again like one whose run ended at a budget, unless its driver marked it
+   * `retireAfterRun` (its heap is large). A spawn is dear: a process start, or for a Web Worker 10–30 ms
+   * during which `new Worker()` blocks the host's thread.
    */
   rested(sb: S): void {
-    if (sb.state !== "draining" || !this.#c.reuseAtBudget) {
+    if (sb.state !== "draining") {
       this.retire(sb);
       return;
     }

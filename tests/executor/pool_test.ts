@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { CodeModeError } from "../../src/errors.ts";
 import { WorkerPool } from "../../src/executor/pool.ts";
+import { AT_BUDGET_IDLE_MS } from "../../src/executor/scheduler.ts";
 import { BUSY_LOOP, makeDispatch, rejection, request, sleep, STUBS } from "./helpers.ts";
 import { loadFactor, slack, timed } from "../timing.ts";
 
@@ -88,19 +89,33 @@ Deno.test("pool: a reused worker keeps nothing of the previous execution", async
   }
 });
 
-Deno.test("pool: discards the worker after an abnormal end, keeps it after a program error", async () => {
+Deno.test("pool: after a budget end a worker with a small heap is kept, briefly; one with a big heap is replaced", async () => {
   const pool = new WorkerPool({ warmWorkers: 0 });
   try {
     assert.ok(isCode(await rejection(pool.run(request("def main():\n    fail('no')\n"))), "invalid_program"));
     assert.equal(pool.stats().idle, 1);
     const steps = await rejection(pool.run(request(BUSY_LOOP, { budgets: { maxExecutionSteps: 10_000 } })));
     assert.ok(isCode(steps, "resource_limit"));
-    assert.equal(pool.stats().idle, 0);
+    // Stopped by the step budget with little heap: the same worker serves the subject again.
+    assert.equal(pool.stats().idle, 1);
+    assert.equal(await pool.run(request("def main():\n    return 7\n")), 7);
+    assert.equal(pool.stats().spawned, 1);
+    // Stopped by the memory budget while holding ~60 MB of distinct strings: its heap holds them (V8
+    // has not collected them yet), so it is replaced.
+    const bomb =
+      'def main():\n    l = []\n    for i in range(100):\n        l.append(("x" * 1000000 + str(i)).upper())\n    return len(l)\n';
+    const memory = await rejection(pool.run(request(bomb, { budgets: { maxExecutionSteps: 1e12 } })));
+    assert.ok(isCode(memory, "resource_limit") && /memory/.test((memory as Error).message), String(memory));
+    for (let i = 0; i < 100 && pool.stats().live > 0; i++) await sleep(10);
     assert.equal(pool.stats().discarded, 1);
-    const bomb = 'def main():\n    s = "x"\n    for i in range(40):\n        s = s + s\n    return len(s)\n';
-    assert.ok(isCode(await rejection(pool.run(request(bomb))), "resource_limit"));
-    assert.equal(pool.stats().discarded, 2);
     assert.equal(pool.stats().live, 0);
+    // Kept after a budget end but left idle, a worker is ended after AT_BUDGET_IDLE_MS, not 5 s.
+    await rejection(pool.run(request(BUSY_LOOP, { budgets: { maxExecutionSteps: 10_000 } })));
+    assert.equal(pool.stats().idle, 1);
+    const ended = performance.now();
+    for (let i = 0; i < 300 && pool.stats().live > 0; i++) await sleep(20);
+    assert.equal(pool.stats().live, 0);
+    assert.ok(performance.now() - ended < AT_BUDGET_IDLE_MS + slack(1_500));
   } finally {
     await pool.close();
   }
@@ -157,11 +172,17 @@ Deno.test("pool: cancellation during a native call rejects with the signal's rea
     assert.equal(cancelled, reason);
     assert.ok(ms < slack(100, factor), `cancellation took ${ms.toFixed(0)} ms`);
     assert.equal(handlerSignal?.aborted, true, "the handler sees the cancellation");
+    // The interrupted worker unwinds; its heap is small, so it is kept for its subject, ended when idle.
     const wait = slack(500);
-    for (const t0 = performance.now(); performance.now() - t0 < wait && pool.stats().live > 0;) {
+    for (const t0 = performance.now(); performance.now() - t0 < wait && pool.stats().idle === 0;) {
       await sleep(10);
     }
-    assert.equal(pool.stats().live, 0, "the interrupted worker was discarded");
+    assert.equal(pool.stats().idle, 1, "the interrupted worker unwound");
+    const reap = AT_BUDGET_IDLE_MS + slack(1_000);
+    for (const t0 = performance.now(); performance.now() - t0 < reap && pool.stats().live > 0;) {
+      await sleep(20);
+    }
+    assert.equal(pool.stats().live, 0, "the idle interrupted worker was ended");
   } finally {
     await pool.close();
   }

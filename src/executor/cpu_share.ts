@@ -1,0 +1,90 @@
+/**
+ * Keeps long-running programs from crowding short ones off the CPU cores.
+ *
+ * Web Workers are threads of the host process, scheduled by the OS thread by thread: four programs
+ * spinning for seconds get four threads' share of two cores, and every short execution (and the host's
+ * own thread, which answers their native calls) waits its turn behind them. While a short execution
+ * runs next to more long runners than the cores leave room for, each long runner is held to a share
+ * of a CPU: the host lowers its duty in the shared buffer (`I_DUTY`), and the worker naps between slices
+ * of work (an interrupt still wakes it at once). Alone, long runners run at full speed.
+ *
+ * @module
+ */
+import type { SharedChannel } from "./protocol.ts";
+
+/** A running execution whose CPU share the host may set. */
+export interface Runner {
+  /** Its shared buffer. */
+  readonly channel: SharedChannel;
+  /** Whether it is still running (anything else ends its entry). */
+  readonly state: string;
+}
+
+/** An execution that has run this long counts as long-running. */
+export const LONG_RUN_MS = 20;
+/** The lowest share (per mille) a long runner is held to. */
+const MIN_DUTY = 100;
+/** How often the shares are recomputed while something runs. */
+const TICK_MS = 10;
+
+/** Tracks running executions and sets the CPU share of the long-running ones. */
+export class CpuShare {
+  readonly #cores: number;
+  readonly #running = new Map<Runner, { readonly started: number; duty: number }>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  /** Shares `cores` CPU cores (default: the machine's). */
+  constructor(cores: number = navigator.hardwareConcurrency || 2) {
+    this.#cores = Math.max(1, cores);
+  }
+
+  /** `runner` started an execution. */
+  started(runner: Runner): void {
+    this.#running.set(runner, { started: performance.now(), duty: 0 });
+    this.#update();
+  }
+
+  /** `runner` ended its execution (a no-op for one not tracked). */
+  ended(runner: Runner): void {
+    if (this.#running.delete(runner)) this.#update();
+  }
+
+  /** Stops tracking everything. Idempotent. */
+  close(): void {
+    this.#running.clear();
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #update(): void {
+    const now = performance.now();
+    const long: { runner: Runner; entry: { duty: number } }[] = [];
+    let short = 0;
+    for (const [runner, entry] of this.#running) {
+      if (runner.state !== "busy") {
+        this.#running.delete(runner);
+        continue;
+      }
+      if (now - entry.started >= LONG_RUN_MS) long.push({ runner, entry });
+      else short++;
+    }
+    // One core stays for the host's thread and the short executions.
+    const room = this.#cores - 1;
+    const duty = short > 0 && long.length > room
+      ? Math.max(MIN_DUTY, Math.floor((1000 * room) / long.length))
+      : 0;
+    for (const { runner, entry } of long) {
+      if (entry.duty !== duty) {
+        entry.duty = duty;
+        runner.channel.setDuty(duty);
+      }
+    }
+    if (this.#running.size > 0 && this.#timer === undefined) {
+      this.#timer = setInterval(() => this.#update(), TICK_MS);
+      Deno.unrefTimer(this.#timer as unknown as number);
+    } else if (this.#running.size === 0 && this.#timer !== undefined) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+}
