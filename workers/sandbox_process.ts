@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { memoryAfterRun, noteBaselineHeap } from "./memory.ts";
 import {
   CatalogCache,
   interruptedError,
@@ -55,19 +56,6 @@ function awaitReply(seq: number): Uint8Array {
   if (h.t !== "reply" || h.seq !== seq) throw new Error(`protocol: expected the reply to call ${seq}`);
   if (typeof h.code === "string") throw new NativeFailure(h.code);
   return frame.payload;
-}
-
-const gc = (globalThis as { gc?: () => void }).gc;
-let gcAbove = Infinity;
-
-/** The heap in use and the resident set after a run, collecting first when the run left the heap grown. */
-function memoryAfterRun(): { heapUsed: number; rss: number } {
-  let m = Deno.memoryUsage();
-  if (gc !== undefined && m.heapUsed > gcAbove) {
-    gc();
-    m = Deno.memoryUsage();
-  }
-  return { heapUsed: m.heapUsed, rss: m.rss };
 }
 
 function run(msg: ProcRunHeader): void {
@@ -125,8 +113,7 @@ function selfCheck(): SelfCheckReport {
 function main(): number {
   const warm = Number(/^--warm-up=(\d+)$/.exec(Deno.args.find((a) => a.startsWith("--warm-up=")) ?? "")?.[1]);
   if (warm > 0) warmUp(warm);
-  // A collection pays off only when a run left clearly more than the warmed-up engine behind.
-  gcAbove = Deno.memoryUsage().heapUsed + 8 * 1024 * 1024;
+  noteBaselineHeap();
   send({ t: "ready" });
   for (;;) {
     let frame: Frame | null;

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { memoryAfterRun, noteBaselineHeap } from "./memory.ts";
 import {
   CatalogCache,
   interruptedError,
@@ -102,7 +103,7 @@ function run(msg: RunMessage): void {
   if (outcome.ok) {
     post({ t: "done", id, outcome } satisfies DoneMessage, [outcome.value.buffer as ArrayBuffer]);
   } else {
-    post({ t: "done", id, outcome, heapUsed: Deno.memoryUsage().heapUsed } satisfies DoneMessage);
+    post({ t: "done", id, outcome, heapUsed: memoryAfterRun().heapUsed } satisfies DoneMessage);
   }
 }
 
@@ -139,6 +140,7 @@ self.onmessage = (e: MessageEvent<HostMessage>) => {
       case "init":
         channel = new SharedChannel(msg.buffer);
         if (msg.warmUpMs > 0) warmUp(msg.warmUpMs);
+        noteBaselineHeap();
         post({ t: "ready" });
         return;
       case "selfcheck":

@@ -100,15 +100,16 @@ Deno.test("pool: after a budget end a worker with a small heap is kept, briefly;
     assert.equal(pool.stats().idle, 1);
     assert.equal(await pool.run(request("def main():\n    return 7\n")), 7);
     assert.equal(pool.stats().spawned, 1);
-    // Stopped by the memory budget while holding ~60 MB of distinct strings: its heap holds them (V8
-    // has not collected them yet), so it is replaced.
+    // Stopped by the memory budget while holding ~60 MB of distinct strings: its heap holds them until
+    // V8 collects, so it is replaced, unless the host exposed `gc` and the worker collected first.
     const bomb =
       'def main():\n    l = []\n    for i in range(100):\n        l.append(("x" * 1000000 + str(i)).upper())\n    return len(l)\n';
     const memory = await rejection(pool.run(request(bomb, { budgets: { maxExecutionSteps: 1e12 } })));
     assert.ok(isCode(memory, "resource_limit") && /memory/.test((memory as Error).message), String(memory));
-    for (let i = 0; i < 100 && pool.stats().live > 0; i++) await sleep(10);
-    assert.equal(pool.stats().discarded, 1);
-    assert.equal(pool.stats().live, 0);
+    const collects = typeof (globalThis as { gc?: unknown }).gc === "function";
+    for (let i = 0; i < 100 && pool.stats().live > (collects ? 1 : 0); i++) await sleep(10);
+    assert.equal(pool.stats().discarded, collects ? 0 : 1);
+    if (!collects) assert.equal(pool.stats().live, 0);
     // Kept after a budget end but left idle, a worker is ended after AT_BUDGET_IDLE_MS, not 5 s.
     await rejection(pool.run(request(BUSY_LOOP, { budgets: { maxExecutionSteps: 10_000 } })));
     assert.equal(pool.stats().idle, 1);
