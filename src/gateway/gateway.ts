@@ -224,14 +224,6 @@ export class Gateway {
             : Promise.reject(new GatewayError("unknown_tool")),
         listTools: (client) => this.listTools(client.id),
         callTool: (client, name, args, opts) => this.callTool(client.id, name, args, opts),
-        mayNotify: (client, name) => {
-          // Decided on the client's own view: a tool it cannot see is answered like a missing one.
-          const tool = this.#registry.catalog.lookup(name);
-          if (tool === undefined || !this.#pipeline.settings.policy.decide(client, tool.ref).allow) {
-            return false;
-          }
-          return this.#registry.get(tool.ref.downstream)?.canLog === true;
-        },
       },
       settings: edgeSettings(config),
       audit: (record) => this.#parts.audit.submit(record),

@@ -204,7 +204,7 @@ Deno.test("HTTP edge: hostile bodies are clean errors and the edge keeps serving
     ['"a string"', 400, -32600],
     ["null", 400, -32600],
     [new Uint8Array([0xff, 0xfe, 0x7b, 0x7d]), 400, -32700],
-    ['{"jsonrpc":"1.0","id":1}', 400, -32700],
+    ['{"jsonrpc":"1.0","id":1}', 400, -32600],
     ["x".repeat(5000), 413, -32600],
   ];
   for (const [body, status, code] of cases) {

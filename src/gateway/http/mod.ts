@@ -14,17 +14,21 @@ export {
   isLoopbackName,
   OriginCheck,
 } from "./auth.ts";
+export { type EdgeOptions, type EdgeSettings, HttpEdge, type MetricsSource, readCappedBody } from "./edge.ts";
 export {
-  type EdgeOptions,
-  type EdgeSettings,
-  HttpEdge,
-  type MetricsSource,
-  readCappedBody,
+  classifyMessage,
+  type EndpointOptions,
+  type Incoming,
   rpcError,
-} from "./edge.ts";
+  StreamableEndpoint,
+} from "./streamable.ts";
 export {
+  answerToolCall,
+  type ClientNotification,
   type ClientServerOptions,
   type ClientSurface,
   createClientServer,
+  listToolsPage,
+  RpcError,
   UNKNOWN_TOOL_MESSAGE,
 } from "./mcp_server.ts";
