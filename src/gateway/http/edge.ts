@@ -124,6 +124,8 @@ const tooLarge = (max: number) => ({
 export async function readCappedBody(request: Request, max: number, timeoutMs: number): Promise<BodyOutcome> {
   const declared = request.headers.get("content-length");
   if (declared !== null && (!/^\d{1,15}$/.test(declared) || Number(declared) > max)) return tooLarge(max);
+  // Before `request.body` is touched: making the stream costs more than reading a small body whole.
+  if (declared !== null) return await readDeclared(request, max, timeoutMs);
   const body = request.body;
   if (body === null) return { ok: true, bytes: new Uint8Array() };
   const reader = body.getReader();
@@ -162,6 +164,29 @@ export async function readCappedBody(request: Request, max: number, timeoutMs: n
     at += c.length;
   }
   return { ok: true, bytes };
+}
+
+/**
+ * A body of declared length (at most `max`), read in one go, which costs a fraction of reading it
+ * through a stream reader. HTTP framing ends the body at the declared length (what follows is the next
+ * request), so a remote client cannot make it longer than the cap; the length is checked again for a
+ * `Request` built in-process, which nothing frames.
+ */
+async function readDeclared(request: Request, max: number, timeoutMs: number): Promise<BodyOutcome> {
+  let deadline: Deadline | undefined;
+  try {
+    return await new Promise<BodyOutcome>((resolve, reject) => {
+      deadline = deadlines.add(timeoutMs, () => resolve(tooSlow()));
+      request.bytes().then(
+        (bytes) => resolve(bytes.length > max ? tooLarge(max) : { ok: true, bytes }),
+        reject,
+      );
+    });
+  } catch {
+    return { ok: false, response: rpcError(400, -32600, "request body could not be read") };
+  } finally {
+    if (deadline !== undefined) deadlines.remove(deadline);
+  }
 }
 
 /** The HTTP edge of one gateway. `handle` is usable with `Deno.serve`. */
