@@ -10,6 +10,7 @@
 import { type AuditRecord, authFailureRecord, type Identity } from "../domain/mod.ts";
 import { bearerToken, type ClientKeys, type HostCheck, type OriginCheck } from "./auth.ts";
 import type { ClientServerOptions, ClientSurface } from "./mcp_server.ts";
+import type { FailureLimiter } from "./ratelimit.ts";
 import { rpcError, StreamableEndpoint } from "./streamable.ts";
 
 /** The parts of the edge a hot reload replaces. */
@@ -20,6 +21,14 @@ export interface EdgeSettings {
   readonly hosts: HostCheck;
   /** The Origin check. */
   readonly origins: OriginCheck;
+  /** Failed authentications per remote address (absent: unlimited). */
+  readonly authLimit?: FailureLimiter;
+}
+
+/** What `Deno.serve` tells a handler about the connection (only the peer's address is used). */
+export interface ConnectionInfo {
+  /** The peer; only a TCP peer's host is rate limited (a request made in-process has none). */
+  readonly remoteAddr?: Deno.Addr;
 }
 
 /** Prometheus exposition for `/metrics`. */
@@ -42,6 +51,8 @@ export interface EdgeOptions extends ClientServerOptions {
   readonly metrics?: MetricsSource;
   /** Called on each failed authentication (metrics). */
   readonly onAuthFailure?: () => void;
+  /** Called on each request refused because its address failed to authenticate too often (metrics). */
+  readonly onRateLimited?: () => void;
   /** The MCP endpoint path (default `/mcp`). */
   readonly path?: string;
   /** Largest request body in bytes (default 1 MiB). */
@@ -208,13 +219,18 @@ export class HttpEdge {
     this.#bodyTimeout = options.bodyTimeoutMs ?? 10_000;
   }
 
-  /** Replaces keys, hosts and origins for requests that arrive from now on. */
+  /** The settings in force. */
+  get settings(): EdgeSettings {
+    return this.#settings;
+  }
+
+  /** Replaces keys, hosts, origins and the rate limiter for requests that arrive from now on. */
   reconfigure(settings: EdgeSettings): void {
     this.#settings = settings;
   }
 
-  /** Handles one request. */
-  readonly handle = async (request: Request): Promise<Response> => {
+  /** Handles one request; `info` (the second argument `Deno.serve` passes) enables rate limiting. */
+  readonly handle = async (request: Request, info?: ConnectionInfo): Promise<Response> => {
     let url: URL;
     try {
       url = new URL(request.url);
@@ -252,7 +268,17 @@ export class HttpEdge {
         },
       });
     }
-    const identity = await this.#authenticate(request, settings);
+    const address = info?.remoteAddr?.transport === "tcp" ? info.remoteAddr.hostname : undefined;
+    const wait = address === undefined ? 0 : settings.authLimit?.retryAfterMs(address) ?? 0;
+    if (wait > 0) {
+      // Refused before the key is looked at: while limited, a right guess is worth nothing either.
+      this.#options.onRateLimited?.();
+      return rpcError(429, -32000, "too many failed authentications from this address; retry later", {
+        ...cors,
+        "retry-after": String(Number.isFinite(wait) ? Math.max(1, Math.ceil(wait / 1000)) : 3600),
+      });
+    }
+    const identity = await this.#authenticate(request, settings, address);
     if (identity === undefined) {
       return rpcError(401, -32001, "unauthorized: a valid bearer API key is required", {
         ...cors,
@@ -274,7 +300,11 @@ export class HttpEdge {
     return await this.#serveMcp(request, identity, cors);
   };
 
-  async #authenticate(request: Request, settings: EdgeSettings): Promise<Identity | undefined> {
+  async #authenticate(
+    request: Request,
+    settings: EdgeSettings,
+    address: string | undefined,
+  ): Promise<Identity | undefined> {
     const started = performance.now();
     const token = bearerToken(request.headers.get("authorization"));
     // A missing token is still compared (against an empty string), so a request without one takes
@@ -282,8 +312,14 @@ export class HttpEdge {
     const identity = settings.keys.check(token ?? "");
     if (identity !== undefined && token !== undefined) return identity;
     this.#options.onAuthFailure?.();
+    // The failure that empties its address's bucket is recorded as the moment the address got limited.
+    const limited = address !== undefined && settings.authLimit?.fail(address) === true;
     try {
-      await this.#options.audit(authFailureRecord(new Date(), performance.now() - started));
+      await this.#options.audit(
+        limited
+          ? authFailureRecord(new Date(), performance.now() - started, "rate limited", "rate_limited")
+          : authFailureRecord(new Date(), performance.now() - started),
+      );
     } catch {
       // The request is refused either way; an unwritable audit is counted by the writer.
     }
