@@ -160,7 +160,9 @@ export class StreamableEndpoint {
     const { id, method, params } = incoming;
     if (method === "tools/call") {
       const call = toolCallParams(params);
-      if (call === undefined) return this.#json(id, invalidParams("tools/call needs a string name"), headers);
+      if (call === undefined) {
+        return this.#json(id, invalidParams("tools/call needs a string name and object arguments"), headers);
+      }
       return this.#call(request, id, call, client, headers);
     }
     return this.#json(id, this.#answerSimple(method, params, client), headers);
