@@ -7,12 +7,16 @@
  *   pipeline with audit to a file, redaction with a secret and a pattern, breakers, then the gateway's
  *   own SDK client to the downstream);
  * - **gateway (in-process)**: through `gateway.callTool` (the pipeline and the downstream hop only, the
- *   entry a CodeMode native call uses).
+ *   entry a CodeMode native call uses);
  *
- * Calls alternate between the variants so load on the machine affects them alike. Prints p50/p90/p99
- * and the added p50 over direct. `server-everything` declares logging, so its calls are answered as an
- * SSE stream (a log line may arrive during the call); `server-memory` does not, so its calls get one
- * JSON body. With `--check`, exits 1 when an added p50 over HTTP exceeds 0.5 ms.
+ * and, as the floor any HTTP hop costs in this runtime, the same SDK client calling a bare `Deno.serve`
+ * handler that answers at once (no gateway, no downstream), and a plain `fetch` JSON round trip.
+ *
+ * Calls alternate between the variants so load on the machine affects them alike. Prints p50/p90/p99,
+ * the added p50 over direct, and what is left of it above the floor. Neither tool sends a notification
+ * during these calls, so the gateway answers each with one JSON body (it switches to SSE only when a
+ * notification comes before the result). With `--check`, exits 1 when an added p50 over HTTP exceeds
+ * 0.5 ms.
  *
  * ```sh
  * deno run -A bench/gateway_latency.ts [--check] [--iterations N]
@@ -28,6 +32,27 @@ import { readConfigFile } from "../src/gateway/config/mod.ts";
 import type { JsonObject } from "../src/gateway/domain/mod.ts";
 import { Gateway } from "../src/gateway/gateway.ts";
 import { connect, EVERYTHING, MEMORY } from "../tests/gateway/_helpers.ts";
+
+/**
+ * The least a Streamable HTTP server can do: answer `initialize` and `tools/call` at once with a fixed
+ * result, accept notifications, refuse the GET stream.
+ */
+function bareHandler(): (request: Request) => Promise<Response> {
+  const headers = { "content-type": "application/json" };
+  return async (request) => {
+    if (request.method !== "POST") return new Response(null, { status: 405 });
+    const message = await request.json();
+    if (!("id" in message)) return new Response(null, { status: 202 });
+    const result = message.method === "initialize"
+      ? {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "bare", version: "1" },
+      }
+      : { content: [{ type: "text", text: "Echo: hello gateway" }] };
+    return new Response(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }), { headers });
+  };
+}
 
 const TARGET_ADDED_P50_MS = 0.5;
 
@@ -81,6 +106,9 @@ const config = await readConfigFile(`${dir}/gateway.yaml`, (n) => env[n] ?? Deno
 const gateway = await Gateway.create(config, { startTimeoutMs: 120_000, log: () => {} });
 const { url } = await gateway.serve();
 const viaHttp = await connect(url, key);
+const bare = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, bareHandler());
+const bareUrl = `http://127.0.0.1:${bare.addr.port}/mcp`;
+const viaBare = await connect(bareUrl, key);
 
 async function directClient(args: string[], env: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: "bench-direct", version: "1.0.0" });
@@ -113,19 +141,37 @@ await gateway.callTool("bench", "memory__create_entities", entity);
 type Variant = "direct" | "http" | "inproc";
 const targets: { label: string; tool: string; namespaced: string; args: JsonObject }[] = [
   {
-    label: "everything echo (SSE)",
+    label: "everything echo",
     tool: "echo",
     namespaced: "everything__echo",
     args: { message: "hello gateway" },
   },
   {
-    label: "memory search_nodes (JSON)",
+    label: "memory search_nodes",
     tool: "search_nodes",
     namespaced: "memory__search_nodes",
     args: { query: "gateway" },
   },
 ];
 const samples = targets.map(() => ({ direct: [] as number[], http: [] as number[], inproc: [] as number[] }));
+const floor = { sdk: [] as number[], fetch: [] as number[] };
+const echoBody = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/call",
+  params: { name: "echo", arguments: { message: "hello gateway" } },
+});
+const floorRuns: [keyof typeof floor, () => Promise<unknown>][] = [
+  ["sdk", () => viaBare.callTool({ name: "echo", arguments: { message: "hello gateway" } })],
+  ["fetch", async () => {
+    const response = await fetch(bareUrl, {
+      method: "POST",
+      body: echoBody,
+      headers: { "content-type": "application/json" },
+    });
+    await response.json();
+  }],
+];
 const runs: [number, Variant, () => Promise<unknown>][] = targets.flatMap((t, i) => {
   const direct = i === 0 ? directEverything : directMemory;
   return [
@@ -144,8 +190,16 @@ try {
       const ms = performance.now() - t0;
       if (i >= warmup) samples[target][variant].push(ms);
     }
+    for (const [name, run] of floorRuns) {
+      const t0 = performance.now();
+      await run();
+      const ms = performance.now() - t0;
+      if (i >= warmup) floor[name].push(ms);
+    }
   }
 } finally {
+  await viaBare.close();
+  await bare.shutdown();
   await viaHttp.close();
   await directEverything.close();
   await directMemory.close();
@@ -176,6 +230,21 @@ targets.forEach((t, i) => {
       } ${shown}`,
     );
   }
+});
+const floorP50 = quantile(floor.sdk, 0.5);
+console.log(`\nHTTP floor (no gateway, no downstream)      p50      p90      p99`);
+for (
+  const [name, label] of [["sdk", "SDK client, bare handler"], ["fetch", "fetch, bare handler"]] as const
+) {
+  const s = floor[name];
+  console.log(
+    `  ${label.padEnd(40)} ${fmt(quantile(s, 0.5))} ${fmt(quantile(s, 0.9))} ${fmt(quantile(s, 0.99))}`,
+  );
+}
+console.log("\nadded p50 above the SDK-client floor (the gateway's own share):");
+targets.forEach((t, i) => {
+  const added = quantile(samples[i].http, 0.5) - quantile(samples[i].direct, 0.5);
+  console.log(`  ${t.label.padEnd(27)} ${fmt(added - floorP50)} ms`);
 });
 const expected = 2 * targets.length * (warmup + iterations) + 1;
 console.log(`\naudit records written: ${audited} (expected ${expected})`);

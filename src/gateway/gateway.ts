@@ -9,7 +9,15 @@
 import { type GatewayConfig, sameDownstream, secretValues } from "./config/mod.ts";
 import { type Catalog, GatewayError, type Identity, type JsonValue, type Result } from "./domain/mod.ts";
 import { DownstreamRegistry, type DownstreamState } from "./downstream/mod.ts";
-import { ClientKeys, type EdgeSettings, HostCheck, HttpEdge, OriginCheck } from "./http/mod.ts";
+import {
+  ClientKeys,
+  type ConnectionInfo,
+  type EdgeSettings,
+  FailureLimiter,
+  HostCheck,
+  HttpEdge,
+  OriginCheck,
+} from "./http/mod.ts";
 import {
   type CallAuthorizerPort,
   type CallOptions,
@@ -126,11 +134,17 @@ async function loadCallAuthorizer(config: GatewayConfig): Promise<CallAuthorizer
   };
 }
 
-function edgeSettings(config: GatewayConfig): EdgeSettings {
+/** The edge's settings; the rate limiter (and what it counted) carries over while its settings stay. */
+function edgeSettings(config: GatewayConfig, previous?: EdgeSettings): EdgeSettings {
+  const limit = config.authRateLimit;
+  const kept = previous?.authLimit;
+  const same = kept !== undefined && kept.settings.burst === limit.burst &&
+    kept.settings.refillPerMinute === limit.refillPerMinute;
   return {
     keys: new ClientKeys(config.clients.map((c) => ({ id: c.id, apiKey: c.apiKey }))),
     hosts: new HostCheck(config.listen.loopback),
     origins: new OriginCheck(config.allowedOrigins),
+    authLimit: same ? kept : new FailureLimiter(limit),
   };
 }
 
@@ -224,19 +238,12 @@ export class Gateway {
             : Promise.reject(new GatewayError("unknown_tool")),
         listTools: (client) => this.listTools(client.id),
         callTool: (client, name, args, opts) => this.callTool(client.id, name, args, opts),
-        mayNotify: (client, name) => {
-          // Decided on the client's own view: a tool it cannot see is answered like a missing one.
-          const tool = this.#registry.catalog.lookup(name);
-          if (tool === undefined || !this.#pipeline.settings.policy.decide(client, tool.ref).allow) {
-            return false;
-          }
-          return this.#registry.get(tool.ref.downstream)?.canLog === true;
-        },
       },
       settings: edgeSettings(config),
       audit: (record) => this.#parts.audit.submit(record),
       metrics: config.metricsListen === undefined ? metrics : undefined,
       onAuthFailure: () => metrics.authFailure(),
+      onRateLimited: () => metrics.rateLimited(),
       maxBodyBytes: options.maxBodyBytes,
       bodyTimeoutMs: options.bodyTimeoutMs,
     });
@@ -302,7 +309,7 @@ export class Gateway {
   }
 
   /** The `fetch`-style HTTP handler (the same one {@link Gateway.serve} listens with). */
-  get handler(): (request: Request) => Promise<Response> {
+  get handler(): (request: Request, info?: ConnectionInfo) => Promise<Response> {
     return this.#edge.handle;
   }
 
@@ -378,7 +385,7 @@ export class Gateway {
     const c = this.#config;
     const main = Deno.serve(
       { hostname: c.listen.host, port: c.listen.port, onListen: () => {} },
-      (request) => this.#edge.handle(request),
+      (request, info) => this.#edge.handle(request, info),
     );
     this.#servers.push(main);
     const url = `http://${hostPort(c.listen.host, main.addr.port)}/mcp`;
@@ -426,7 +433,7 @@ export class Gateway {
     }
     // Policy and redaction switch first, so no call starts against a removed downstream's rules.
     this.#pipeline.reconfigure(pipelineSettings(next, authorizer));
-    this.#edge.reconfigure(edgeSettings(next));
+    this.#edge.reconfigure(edgeSettings(next, this.#edge.settings));
     if (JSON.stringify(prev.codemode) !== JSON.stringify(next.codemode)) {
       this.#codemode.reconfigure({ limits: next.codemode });
     }

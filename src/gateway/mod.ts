@@ -15,6 +15,7 @@ export {
 export {
   type AuditConfig,
   type AuditSinkConfig,
+  type AuthRateLimitConfig,
   type AuthzConfig,
   type BreakerConfig,
   type ClientConfig,
@@ -57,3 +58,4 @@ export {
 } from "./domain/mod.ts";
 export type { CallOptions } from "./pipeline/mod.ts";
 export type { DownstreamState } from "./downstream/mod.ts";
+export type { ConnectionInfo } from "./http/mod.ts";

@@ -87,7 +87,7 @@ Deno.test("audit: above the high-water mark success records are shed and counted
   const writer = new AuditWriter(target, { ...OPTIONS, onEvent: (e, n) => events.push(`${e}:${n}`) });
   target.hold();
   void writer.submit(record(0)); // taken by the first batch, blocked in write
-  await new Promise((r) => setTimeout(r, 0));
+  while (writer.stats.queued > 0) await new Promise((r) => setTimeout(r, 1));
   for (let i = 1; i <= 10; i++) void writer.submit(record(i));
   assert.equal(writer.stats.shed, 6, "4 queued up to the high-water mark, 6 shed");
   const security = [11, 12, 13].map((i) => writer.submit(record(i, true)));

@@ -49,6 +49,13 @@ interface Pending {
 /** Bytes per batch write (a batch is cut at a record boundary past this size). */
 const BATCH_BYTES = 256 * 1024;
 
+/**
+ * How long the writer waits for more success records before writing: each asynchronous write costs the
+ * process about 28 µs of CPU (a hand-off to a blocking thread) against 1 µs for the bytes themselves,
+ * so calls close together share one write. A security record or closing ends the wait at once.
+ */
+const GATHER_MS = 2;
+
 function unavailable(why: string): GatewayError {
   return new GatewayError("audit_unavailable", why);
 }
@@ -73,6 +80,8 @@ export class AuditWriter {
   #syncing: Promise<void> | undefined;
   /** Security records waiting for room in the buffer. */
   #waiters: (() => void)[] = [];
+  /** Ends the drain loop's wait for more records, while it waits. */
+  #wake: (() => void) | undefined;
   readonly #stats: AuditStats = { written: 0, shed: 0, unwritable: 0, queued: 0 };
 
   /** Creates a writer over a target; the fsync timer starts at once (and does not keep the process up). */
@@ -160,6 +169,7 @@ export class AuditWriter {
   close(timeoutMs?: number): Promise<void> {
     this.#closed ??= (async () => {
       this.#closing = true;
+      this.#wake?.();
       if (this.#syncTimer !== undefined) clearInterval(this.#syncTimer);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const expired = timeoutMs === undefined
@@ -206,6 +216,7 @@ export class AuditWriter {
 
   #enqueue(p: Pending): void {
     this.#queue.push(p);
+    if (p.done !== undefined) this.#wake?.();
     this.#loop ??= this.#drain();
   }
 
@@ -216,13 +227,31 @@ export class AuditWriter {
 
   async #drain(): Promise<void> {
     try {
-      // Yield once so that records submitted in the same turn share the first batch.
-      await Promise.resolve();
+      await this.#gather();
       while (this.#queued() > 0) await this.#writeBatch();
     } finally {
       // In the same turn as the last emptiness check: a record enqueued after it starts a new loop.
       this.#loop = undefined;
     }
+  }
+
+  /**
+   * Lets records submitted soon after the first share its write: a turn for a security record (whose
+   * call waits), {@link GATHER_MS} for success records unless a security record or closing comes first.
+   */
+  #gather(): Promise<void> {
+    if (this.#closing || this.#queue[this.#head]?.done !== undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        resolve();
+      }, GATHER_MS);
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+    });
   }
 
   async #writeBatch(): Promise<void> {

@@ -104,6 +104,13 @@ Deno.test("config: defaults for a minimal file", () => {
   assert.equal(r.config.redaction.maxResultBytes, 1048576);
   assert.equal(r.config.downstreams[0].sessionMode, "shared");
   assert.deepEqual(r.config.policy.clients, {});
+  assert.deepEqual(r.config.authRateLimit, { burst: 10, refillPerMinute: 10 });
+  const set = loadConfig(
+    "downstreams:\n  m: { transport: stdio, command: deno }\nauth_rate_limit: { burst: 0, refill_per_minute: 30 }\n",
+    env,
+  );
+  assert.ok(set.ok, set.ok ? "" : formatProblems(set.problems));
+  assert.deepEqual(set.config.authRateLimit, { burst: 0, refillPerMinute: 30 });
 });
 
 Deno.test("config: every problem is reported at once, with its path and line", () => {
@@ -311,6 +318,18 @@ const BAD: [string, string, string, RegExp][] = [
     /between 1/,
   ],
   ["float timeout", DS + "call_timeout_ms: 1.5\n", "call_timeout_ms", /integer/],
+  [
+    "no refill of the auth rate limit",
+    DS + "auth_rate_limit: { refill_per_minute: 0 }\n",
+    "auth_rate_limit.refill_per_minute",
+    /between 1/,
+  ],
+  [
+    "unknown auth rate limit key",
+    DS + "auth_rate_limit: { per_second: 1 }\n",
+    "auth_rate_limit.per_second",
+    /unknown/,
+  ],
   ["unresolved alias", DS + "allowed_origins: *nothing\n", "allowed_origins", /unresolved alias/],
 ];
 

@@ -43,6 +43,7 @@ export const DEFAULTS: {
     readonly securityBlockMs: number;
   };
   readonly breaker: { readonly failureThreshold: number; readonly openMs: number };
+  readonly authRateLimit: { readonly burst: number; readonly refillPerMinute: number };
 } = Object.freeze({
   listen: "127.0.0.1:8790",
   callTimeoutMs: 30_000,
@@ -50,6 +51,7 @@ export const DEFAULTS: {
   maxResultBytes: 1_048_576,
   audit: { sink: "stdout", buffer: 4096, highWater: 3072, fsyncMs: 1000, securityBlockMs: 2000 },
   breaker: { failureThreshold: 5, openMs: 30_000 },
+  authRateLimit: { burst: 10, refillPerMinute: 10 },
 });
 
 /** Looks up an environment variable. */
@@ -74,6 +76,7 @@ const TOP = [
   "redaction",
   "audit",
   "breaker",
+  "auth_rate_limit",
 ] as const;
 const COMMON_DS = ["transport", "session_mode", "pool", "secrets", "call_timeout_ms"];
 const STDIO_DS = [...COMMON_DS, "command", "args", "env", "env_passthrough", "cwd"];
@@ -491,6 +494,18 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
     ),
     openMs: optionalInt(r, child(bEntries, bAt, "open_ms"), 1, 86_400_000, DEFAULTS.breaker.openMs),
   });
+  const lAt = at("auth_rate_limit");
+  const lEntries = r.present(lAt) ? r.map(lAt, ["burst", "refill_per_minute"]) : undefined;
+  const authRateLimit = Object.freeze({
+    burst: optionalInt(r, child(lEntries, lAt, "burst"), 0, 1_000_000, DEFAULTS.authRateLimit.burst),
+    refillPerMinute: optionalInt(
+      r,
+      child(lEntries, lAt, "refill_per_minute"),
+      1,
+      1_000_000,
+      DEFAULTS.authRateLimit.refillPerMinute,
+    ),
+  });
   if (listen !== undefined && !listen.loopback && clientIds.size === 0) {
     r.problems.add(at("listen"), `a non-loopback address (${listen.host}) needs at least one client`);
   }
@@ -510,6 +525,7 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
     redaction,
     audit,
     breaker,
+    authRateLimit,
   };
   return { ok: true, config: Object.freeze(config) };
 }

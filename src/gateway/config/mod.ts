@@ -7,6 +7,7 @@
 export type {
   AuditConfig,
   AuditSinkConfig,
+  AuthRateLimitConfig,
   AuthzConfig,
   BreakerConfig,
   ClientConfig,

@@ -174,6 +174,14 @@ export interface BreakerConfig {
   readonly openMs: number;
 }
 
+/** Rate limiting of failed authentications per remote address (a token bucket each). */
+export interface AuthRateLimitConfig {
+  /** Failed authentications an address may make in a row (0 turns the limit off). */
+  readonly burst: number;
+  /** Failed authentications per minute an address regains, up to `burst`. */
+  readonly refillPerMinute: number;
+}
+
 /** The optional argument-level authorizer. */
 export interface AuthzConfig {
   /** An OPA Rego policy compiled to wasm (`opa build -t wasm`). */
@@ -213,4 +221,6 @@ export interface GatewayConfig {
   readonly audit: AuditConfig;
   /** Circuit breakers. */
   readonly breaker: BreakerConfig;
+  /** Failed-authentication rate limit (default 10 in a row, then 10 a minute). */
+  readonly authRateLimit: AuthRateLimitConfig;
 }

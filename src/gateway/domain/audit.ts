@@ -6,8 +6,11 @@
 import type { BreakerState } from "./call.ts";
 import type { ReasonCode } from "./decision.ts";
 
-/** The decision field of a record: a policy reason, or `unauthenticated` for a failed authentication. */
-export type AuditDecision = ReasonCode | "unauthenticated";
+/**
+ * The decision field of a record: a policy reason, `unauthenticated` for a failed authentication, or
+ * `rate_limited` when an address's failed authentications start being refused unread.
+ */
+export type AuditDecision = ReasonCode | "unauthenticated" | "rate_limited";
 
 /**
  * One JSONL audit line. Field names are the wire format (snake_case). Every string in it has been
@@ -43,16 +46,24 @@ export interface AuditRecord {
  * answer: a denial (including failed authentication) or a call where something was redacted.
  */
 export function isSecurityRecord(r: AuditRecord): boolean {
-  return !r.allowed || r.redactions > 0 || r.decision === "unauthenticated";
+  return !r.allowed || r.redactions > 0 || r.decision === "unauthenticated" || r.decision === "rate_limited";
 }
 
-/** The record of a failed authentication (the presented key is deliberately not a parameter). */
-export function authFailureRecord(now: Date, latencyMs: number, error = "unauthenticated"): AuditRecord {
+/**
+ * The record of a failed authentication (the presented key is deliberately not a parameter), or with
+ * `decision: "rate_limited"` of the failure after which its address is refused for a while.
+ */
+export function authFailureRecord(
+  now: Date,
+  latencyMs: number,
+  error = "unauthenticated",
+  decision: "unauthenticated" | "rate_limited" = "unauthenticated",
+): AuditRecord {
   return Object.freeze({
     timestamp: now.toISOString(),
     client_id: "",
     tool_name: "",
-    decision: "unauthenticated",
+    decision,
     allowed: false,
     latency_ms: latencyMs,
     breaker_state: "",

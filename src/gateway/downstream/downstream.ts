@@ -100,15 +100,6 @@ export class Downstream {
     return this.#tools;
   }
 
-  /**
-   * Whether a call may produce logging notifications: the downstream declared `logging` (known once a
-   * session has been opened; assumed while none is live, so nothing is lost).
-   */
-  get canLog(): boolean {
-    const live = this.#slots.find((s) => !s.session.closed);
-    return live === undefined || live.session.canLog;
-  }
-
   /** The pids of live stdio children (for tests and diagnostics). */
   get pids(): number[] {
     return this.#slots.map((s) => s.session.pid).filter((p): p is number => p !== undefined);

@@ -131,11 +131,6 @@ export class DownstreamSession {
     return this.#closedByUs || this.#lost;
   }
 
-  /** Whether the server declared the `logging` capability (it may send log lines during a call). */
-  get canLog(): boolean {
-    return this.#client.getServerCapabilities()?.logging !== undefined;
-  }
-
   /** Calls in flight on this session. */
   get inFlight(): number {
     return this.#calls.size;

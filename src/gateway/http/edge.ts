@@ -1,22 +1,17 @@
 /**
  * The gateway's HTTP edge: a `fetch`-style handler serving the client MCP endpoint over Streamable HTTP
- * (stateless: one SDK server per request, so any replica can answer any request), `/healthz` without
+ * (stateless, so any replica can answer any request; see `streamable.ts`), `/healthz` without
  * authentication, and `/metrics` behind a client key (unless a separate metrics listener serves it).
  * Every check happens before the body is read, and the body is read against a byte cap and a deadline,
  * never buffered beyond the cap.
  *
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type AuditRecord, authFailureRecord, type Identity } from "../domain/mod.ts";
 import { bearerToken, type ClientKeys, type HostCheck, type OriginCheck } from "./auth.ts";
-import { type ClientServerOptions, type ClientSurface, createClientServer } from "./mcp_server.ts";
-
-type Server = ReturnType<typeof createClientServer>;
-
-/** Idle SDK servers kept per client for reuse. */
-const MAX_IDLE_SERVERS = 8;
+import type { ClientServerOptions, ClientSurface } from "./mcp_server.ts";
+import type { FailureLimiter } from "./ratelimit.ts";
+import { rpcError, StreamableEndpoint } from "./streamable.ts";
 
 /** The parts of the edge a hot reload replaces. */
 export interface EdgeSettings {
@@ -26,6 +21,14 @@ export interface EdgeSettings {
   readonly hosts: HostCheck;
   /** The Origin check. */
   readonly origins: OriginCheck;
+  /** Failed authentications per remote address (absent: unlimited). */
+  readonly authLimit?: FailureLimiter;
+}
+
+/** What `Deno.serve` tells a handler about the connection (only the peer's address is used). */
+export interface ConnectionInfo {
+  /** The peer; only a TCP peer's host is rate limited (a request made in-process has none). */
+  readonly remoteAddr?: Deno.Addr;
 }
 
 /** Prometheus exposition for `/metrics`. */
@@ -48,6 +51,8 @@ export interface EdgeOptions extends ClientServerOptions {
   readonly metrics?: MetricsSource;
   /** Called on each failed authentication (metrics). */
   readonly onAuthFailure?: () => void;
+  /** Called on each request refused because its address failed to authenticate too often (metrics). */
+  readonly onRateLimited?: () => void;
   /** The MCP endpoint path (default `/mcp`). */
   readonly path?: string;
   /** Largest request body in bytes (default 1 MiB). */
@@ -57,54 +62,112 @@ export interface EdgeOptions extends ClientServerOptions {
 }
 
 const JSON_TYPE = { "content-type": "application/json" };
-
-/** A JSON-RPC error response with a fixed message (never anything the request carried). */
-export function rpcError(status: number, code: number, message: string, headers: HeadersInit = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
-    status,
-    headers: { ...JSON_TYPE, ...headers },
-  });
-}
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+// Fatal: a body that is not UTF-8 is a parse error, not text with replacement characters.
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 type BodyOutcome = { ok: true; bytes: Uint8Array } | { ok: false; response: Response };
 
+/** How late a body deadline may fire, in milliseconds. */
+const DEADLINE_TICK_MS = 20;
+
+interface Deadline {
+  readonly at: number;
+  readonly fire: () => void;
+}
+
 /**
- * Reads at most `max` bytes of `request`'s body within `timeoutMs`. A declared or actual size over the
- * cap is 413 as soon as it is known (the rest is never read); a client too slow to send is 408.
+ * Deadlines of request bodies being read, checked by one coarse interval instead of a timer per
+ * request: a pending timer per request cost about as much as reading a small body. The interval keeps
+ * the process alive only while a body is pending, and stops at the first tick with none.
+ */
+class BodyDeadlines {
+  readonly #pending = new Set<Deadline>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  add(ms: number, fire: () => void): Deadline {
+    const entry = { at: performance.now() + ms, fire };
+    this.#pending.add(entry);
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(this.#tick, Math.min(DEADLINE_TICK_MS, Math.max(1, ms)));
+    } else if (this.#pending.size === 1) {
+      Deno.refTimer(this.#timer);
+    }
+    return entry;
+  }
+
+  remove(entry: Deadline): void {
+    if (this.#pending.delete(entry) && this.#pending.size === 0 && this.#timer !== undefined) {
+      Deno.unrefTimer(this.#timer);
+    }
+  }
+
+  readonly #tick = () => {
+    const now = performance.now();
+    for (const entry of this.#pending) {
+      if (entry.at > now) continue;
+      this.remove(entry);
+      entry.fire();
+    }
+    if (this.#pending.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  };
+}
+
+const deadlines = new BodyDeadlines();
+
+const tooSlow = () => ({
+  ok: false as const,
+  response: rpcError(408, -32600, "request body not received in time"),
+});
+const tooLarge = (max: number) => ({
+  ok: false as const,
+  response: rpcError(413, -32600, `request body exceeds ${max} bytes`),
+});
+
+/**
+ * Reads at most `max` bytes of `request`'s body within `timeoutMs` (up to 20 ms later). A declared or
+ * actual size over the cap is 413 as soon as it is known (the rest is never read); a client too slow
+ * to send is 408.
  */
 export async function readCappedBody(request: Request, max: number, timeoutMs: number): Promise<BodyOutcome> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && (!/^\d{1,15}$/.test(declared) || Number(declared) > max)) {
-    return { ok: false, response: rpcError(413, -32600, `request body exceeds ${max} bytes`) };
-  }
+  if (declared !== null && (!/^\d{1,15}$/.test(declared) || Number(declared) > max)) return tooLarge(max);
+  // Before `request.body` is touched: making the stream costs more than reading a small body whole.
+  if (declared !== null) return await readDeclared(request, max, timeoutMs);
   const body = request.body;
   if (body === null) return { ok: true, bytes: new Uint8Array() };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  let timedOut = false;
+  let done = false;
+  // Cancelling the reader ends its pending read: no race against a deadline per chunk.
+  const deadline = deadlines.add(timeoutMs, () => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
   });
   try {
     while (true) {
-      const next = await Promise.race([reader.read(), deadline]);
-      if (next === "timeout") {
-        return { ok: false, response: rpcError(408, -32600, "request body not received in time") };
-      }
+      const next = await reader.read();
+      if (timedOut) return tooSlow();
       if (next.done) break;
       total += next.value.length;
-      if (total > max) {
-        return { ok: false, response: rpcError(413, -32600, `request body exceeds ${max} bytes`) };
-      }
+      if (total > max) return tooLarge(max);
       chunks.push(next.value);
     }
+    done = true;
   } catch {
-    return { ok: false, response: rpcError(400, -32600, "request body could not be read") };
+    return timedOut
+      ? tooSlow()
+      : { ok: false, response: rpcError(400, -32600, "request body could not be read") };
   } finally {
-    clearTimeout(timer);
-    reader.cancel().catch(() => {});
+    deadlines.remove(deadline);
+    if (!done) reader.cancel().catch(() => {});
   }
+  if (chunks.length === 1) return { ok: true, bytes: chunks[0] };
   const bytes = new Uint8Array(total);
   let at = 0;
   for (const c of chunks) {
@@ -114,6 +177,29 @@ export async function readCappedBody(request: Request, max: number, timeoutMs: n
   return { ok: true, bytes };
 }
 
+/**
+ * A body of declared length (at most `max`), read in one go, which costs a fraction of reading it
+ * through a stream reader. HTTP framing ends the body at the declared length (what follows is the next
+ * request), so a remote client cannot make it longer than the cap; the length is checked again for a
+ * `Request` built in-process, which nothing frames.
+ */
+async function readDeclared(request: Request, max: number, timeoutMs: number): Promise<BodyOutcome> {
+  let deadline: Deadline | undefined;
+  try {
+    return await new Promise<BodyOutcome>((resolve, reject) => {
+      deadline = deadlines.add(timeoutMs, () => resolve(tooSlow()));
+      request.bytes().then(
+        (bytes) => resolve(bytes.length > max ? tooLarge(max) : { ok: true, bytes }),
+        reject,
+      );
+    });
+  } catch {
+    return { ok: false, response: rpcError(400, -32600, "request body could not be read") };
+  } finally {
+    if (deadline !== undefined) deadlines.remove(deadline);
+  }
+}
+
 /** The HTTP edge of one gateway. `handle` is usable with `Deno.serve`. */
 export class HttpEdge {
   readonly #options: EdgeOptions;
@@ -121,26 +207,30 @@ export class HttpEdge {
   readonly #path: string;
   readonly #maxBody: number;
   readonly #bodyTimeout: number;
-  readonly #servers = new Map<string, Server[]>();
-  #recycleFor: EdgeSettings;
+  readonly #endpoint: StreamableEndpoint;
 
   /** Creates the edge. */
   constructor(options: EdgeOptions) {
     this.#options = options;
     this.#settings = options.settings;
-    this.#recycleFor = options.settings;
+    this.#endpoint = new StreamableEndpoint(options);
     this.#path = options.path ?? "/mcp";
     this.#maxBody = options.maxBodyBytes ?? 1_048_576;
     this.#bodyTimeout = options.bodyTimeoutMs ?? 10_000;
   }
 
-  /** Replaces keys, hosts and origins for requests that arrive from now on. */
+  /** The settings in force. */
+  get settings(): EdgeSettings {
+    return this.#settings;
+  }
+
+  /** Replaces keys, hosts, origins and the rate limiter for requests that arrive from now on. */
   reconfigure(settings: EdgeSettings): void {
     this.#settings = settings;
   }
 
-  /** Handles one request. */
-  readonly handle = async (request: Request): Promise<Response> => {
+  /** Handles one request; `info` (the second argument `Deno.serve` passes) enables rate limiting. */
+  readonly handle = async (request: Request, info?: ConnectionInfo): Promise<Response> => {
     let url: URL;
     try {
       url = new URL(request.url);
@@ -162,7 +252,7 @@ export class HttpEdge {
     }
     const origin = request.headers.get("origin");
     if (!settings.origins.allows(origin)) return rpcError(403, -32600, "forbidden: Origin not allowed");
-    const cors: Record<string, string> = origin === null ? {} : {
+    const cors: Record<string, string> = origin === null ? NO_HEADERS : {
       "access-control-allow-origin": origin,
       "access-control-expose-headers": "mcp-session-id, mcp-protocol-version, www-authenticate",
       vary: "Origin",
@@ -178,7 +268,17 @@ export class HttpEdge {
         },
       });
     }
-    const identity = await this.#authenticate(request, settings);
+    const address = info?.remoteAddr?.transport === "tcp" ? info.remoteAddr.hostname : undefined;
+    const wait = address === undefined ? 0 : settings.authLimit?.retryAfterMs(address) ?? 0;
+    if (wait > 0) {
+      // Refused before the key is looked at: while limited, a right guess is worth nothing either.
+      this.#options.onRateLimited?.();
+      return rpcError(429, -32000, "too many failed authentications from this address; retry later", {
+        ...cors,
+        "retry-after": String(Number.isFinite(wait) ? Math.max(1, Math.ceil(wait / 1000)) : 3600),
+      });
+    }
+    const identity = await this.#authenticate(request, settings, address);
     if (identity === undefined) {
       return rpcError(401, -32001, "unauthorized: a valid bearer API key is required", {
         ...cors,
@@ -191,7 +291,7 @@ export class HttpEdge {
       return new Response(await m.text(), { headers: { "content-type": m.contentType, ...cors } });
     }
     if (request.method !== "POST") {
-      // Stateless: no session to resume and no standalone stream to open.
+      // Stateless: no session to resume or end (DELETE), and no standalone stream to open (GET).
       return rpcError(405, -32600, "method not allowed: this gateway accepts POST only", {
         ...cors,
         allow: "POST, OPTIONS",
@@ -200,7 +300,11 @@ export class HttpEdge {
     return await this.#serveMcp(request, identity, cors);
   };
 
-  async #authenticate(request: Request, settings: EdgeSettings): Promise<Identity | undefined> {
+  async #authenticate(
+    request: Request,
+    settings: EdgeSettings,
+    address: string | undefined,
+  ): Promise<Identity | undefined> {
     const started = performance.now();
     const token = bearerToken(request.headers.get("authorization"));
     // A missing token is still compared (against an empty string), so a request without one takes
@@ -208,8 +312,14 @@ export class HttpEdge {
     const identity = settings.keys.check(token ?? "");
     if (identity !== undefined && token !== undefined) return identity;
     this.#options.onAuthFailure?.();
+    // The failure that empties its address's bucket is recorded as the moment the address got limited.
+    const limited = address !== undefined && settings.authLimit?.fail(address) === true;
     try {
-      await this.#options.audit(authFailureRecord(new Date(), performance.now() - started));
+      await this.#options.audit(
+        limited
+          ? authFailureRecord(new Date(), performance.now() - started, "rate limited", "rate_limited")
+          : authFailureRecord(new Date(), performance.now() - started),
+      );
     } catch {
       // The request is refused either way; an unwritable audit is counted by the writer.
     }
@@ -217,11 +327,13 @@ export class HttpEdge {
   }
 
   async #serveMcp(request: Request, identity: Identity, cors: Record<string, string>): Promise<Response> {
+    const refused = this.#endpoint.checkHeaders(request, cors);
+    if (refused !== undefined) return refused;
     const body = await readCappedBody(request, this.#maxBody, this.#bodyTimeout);
     if (!body.ok) return withHeaders(body.response, cors);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body.bytes));
+      parsed = JSON.parse(UTF8.decode(body.bytes));
     } catch {
       return rpcError(400, -32700, "parse error: the body is not JSON", cors);
     }
@@ -232,81 +344,11 @@ export class HttpEdge {
     if (parsed === null || typeof parsed !== "object") {
       return rpcError(400, -32600, "invalid request: not a JSON-RPC message", cors);
     }
-    const server = this.#servers.get(identity.id)?.pop() ??
-      createClientServer(this.#options.surface, identity, this.#options);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: !this.#streams(identity, parsed),
-    });
-    // The server is done once the answer to the request has been handed to the response stream (or the
-    // client hung up, which also cancels its in-flight call: closing the server aborts its signal).
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      request.signal.removeEventListener("abort", release);
-      void server.close().then(() => this.#recycle(identity, server), () => {});
-    };
-    const id = (parsed as { id?: unknown }).id;
-    const send = transport.send.bind(transport);
-    transport.send = async (message, options) => {
-      await send(message, options);
-      if ("id" in message && !("method" in message) && message.id === id) release();
-    };
-    request.signal.addEventListener("abort", release, { once: true });
     try {
-      await server.connect(transport);
-      // A client that hung up gets no answer, and the transport may never settle one once its server
-      // closed: end the handler so the listener's shutdown does not wait for it.
-      let onGone: () => void = () => {};
-      const gone = new Promise<Response>((resolve) => {
-        onGone = () => resolve(rpcError(400, -32600, "client closed the request", cors));
-        request.signal.addEventListener("abort", onGone, { once: true });
-      });
-      if (request.signal.aborted) onGone();
-      const response = await Promise.race([
-        transport.handleRequest(request, {
-          parsedBody: parsed,
-          authInfo: { token: "[redacted]", clientId: identity.id, scopes: [] },
-        }),
-        gone,
-      ]).finally(() => request.signal.removeEventListener("abort", onGone));
-      // A notification or a refused message has no answer to wait for.
-      if (!("method" in parsed) || !("id" in parsed) || response.status !== 200) release();
-      return withHeaders(response, cors);
+      return await this.#endpoint.answer(request, parsed, identity, cors);
     } catch {
-      release();
       return rpcError(500, -32603, "internal error", cors);
     }
-  }
-
-  /**
-   * Whether to answer with an SSE stream (so notifications during the call reach the client) rather
-   * than one JSON body, which is cheaper for both sides: only for a `tools/call` that asked for
-   * progress or whose tool may log.
-   */
-  #streams(identity: Identity, message: object): boolean {
-    const m = message as {
-      method?: unknown;
-      params?: { name?: unknown; _meta?: { progressToken?: unknown } };
-    };
-    if (m.method !== "tools/call") return false;
-    if (m.params?._meta?.progressToken !== undefined) return true;
-    const surface = this.#options.surface;
-    if (surface.mayNotify === undefined) return true;
-    return typeof m.params?.name === "string" && surface.mayNotify(identity, m.params.name);
-  }
-
-  /** Keeps a closed server for the next request of the same client (building one costs more). */
-  #recycle(identity: Identity, server: Server): void {
-    if (this.#settings !== this.#recycleFor) {
-      // Keys or clients changed: servers built for the previous settings are not reused.
-      this.#servers.clear();
-      this.#recycleFor = this.#settings;
-    }
-    let idle = this.#servers.get(identity.id);
-    if (idle === undefined) this.#servers.set(identity.id, idle = []);
-    if (idle.length < MAX_IDLE_SERVERS) idle.push(server);
   }
 }
 

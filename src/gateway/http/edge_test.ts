@@ -122,6 +122,16 @@ Deno.test("auth helpers: bearer parsing, host names, origins, keys of any length
   for (const wrong of ["", "x", ALICE.slice(0, -1), ALICE + "0", ALICE.repeat(200), "ä".repeat(24)]) {
     assert.equal(keys.check(wrong), undefined);
   }
+  // A key that repeats another, or is its prefix, matches only itself (keys are compared cyclically).
+  const nested = new ClientKeys([{ id: "short", apiKey: "ab".repeat(5) }, {
+    id: "long",
+    apiKey: "ab".repeat(10),
+  }]);
+  assert.deepEqual(nested.check("ab".repeat(10)), { id: "long" });
+  assert.deepEqual(nested.check("ab".repeat(5)), { id: "short" });
+  for (const wrong of ["ab", "ab".repeat(15), "ab".repeat(2048), "ab".repeat(3000), "ba".repeat(5)]) {
+    assert.equal(nested.check(wrong), undefined, wrong.slice(0, 12));
+  }
 });
 
 Deno.test("HTTP edge: 401 with WWW-Authenticate and an audit record without the key", async () => {
@@ -204,7 +214,7 @@ Deno.test("HTTP edge: hostile bodies are clean errors and the edge keeps serving
     ['"a string"', 400, -32600],
     ["null", 400, -32600],
     [new Uint8Array([0xff, 0xfe, 0x7b, 0x7d]), 400, -32700],
-    ['{"jsonrpc":"1.0","id":1}', 400, -32700],
+    ['{"jsonrpc":"1.0","id":1}', 400, -32600],
     ["x".repeat(5000), 413, -32600],
   ];
   for (const [body, status, code] of cases) {

@@ -1,8 +1,9 @@
 /**
  * The MCP server a client talks to, built with the official SDK's low-level `Server`: `tools/list`
  * (paginated, only what the client may call) and `tools/call` (through the security pipeline), with the
- * downstream's progress and logging during a call forwarded to the calling client. One server serves
- * one authenticated client; the HTTP edge makes one per request, `--stdio` one for the process.
+ * downstream's progress and logging during a call forwarded to the calling client. `--stdio` serves one
+ * authenticated client with it; the HTTP edge answers the same methods through the same functions
+ * ({@link listToolsPage}, {@link answerToolCall}) in its own endpoint.
  *
  * @module
  */
@@ -41,12 +42,6 @@ export interface ClientSurface {
     options: CallOptions,
   ): Promise<Result>;
   /**
-   * Whether a call of `name` by `client` may send notifications besides progress (logging), so its
-   * answer should be streamed. Must be false for any tool the client cannot see, so the response
-   * format never tells a forbidden tool from a missing one. Absent: always stream.
-   */
-  mayNotify?(client: Identity, name: string): boolean;
-  /**
    * Tools the gateway answers itself for `client` (code mode's three), listed before the catalog, and
    * whether its catalog is listed and callable too. Absent: the catalog only.
    */
@@ -71,11 +66,14 @@ export interface ClientServerOptions {
 export const UNKNOWN_TOOL_MESSAGE: string = publicErrorText("unknown_tool");
 
 /**
- * A JSON-RPC error whose message goes on the wire as it is (the SDK's `McpError` prefixes its code to
- * the message): the SDK answers a thrown error with its `code` and `message`.
+ * A JSON-RPC error answer with a fixed message. The SDK server answers a thrown error with its `code`
+ * and `message` as they are (its own `McpError` would prefix the code to the message); the HTTP
+ * endpoint writes both into its error response.
  */
-class RpcError extends Error {
+export class RpcError extends Error {
+  /** The JSON-RPC error code. */
   readonly code: number;
+  /** Creates the error. */
   constructor(code: number, message: string) {
     super(message);
     this.code = code;
@@ -93,10 +91,81 @@ function sdkTool(t: Tool): SdkTool {
 }
 
 /**
- * Creates an SDK server for `client`. A call to a tool the client may not see, a missing tool and a
- * malformed name all get the same JSON-RPC error (`-32602`, {@link UNKNOWN_TOOL_MESSAGE}); every other
- * failure is a tool result with `isError: true` and the error's fixed public text (plus redacted
- * downstream detail), never an internal cause.
+ * One page of `client`'s `tools/list`: the local tools lead the first page, then the catalog's own
+ * cursors page through the rest (a cursor naming a tool the client may not see reveals nothing).
+ */
+export function listToolsPage(
+  surface: ClientSurface,
+  client: Identity,
+  cursor: unknown,
+  pageSize: number,
+): { tools: SdkTool[]; nextCursor?: string } {
+  const local = surface.localTools?.(client);
+  const first = cursor === undefined ? [...(local?.tools ?? [])] : [];
+  if (local !== undefined && !local.catalog) return { tools: first };
+  const page = surface.listTools(client).page(typeof cursor === "string" ? cursor : undefined, pageSize);
+  const tools = [...first, ...page.tools.map(sdkTool)];
+  return page.nextCursor === undefined ? { tools } : { tools, nextCursor: page.nextCursor };
+}
+
+/** A notification to the calling client, as the endpoint sends it. */
+export interface ClientNotification {
+  /** `notifications/progress` or `notifications/message`. */
+  readonly method: string;
+  /** Its params. */
+  readonly params: Record<string, unknown>;
+}
+
+/**
+ * Answers one `tools/call` of `client` with its `CallToolResult`. A call to a tool the client may not
+ * see, a missing tool and a malformed name all reject with the same {@link RpcError} (`-32602`,
+ * {@link UNKNOWN_TOOL_MESSAGE}); every other failure is a result with `isError: true` and the error's
+ * fixed public text (plus redacted downstream detail), never an internal cause. The downstream's
+ * progress reaches `send` under the client's own token (nothing when it asked for none), its logging as
+ * it is (both already redacted by the pipeline).
+ */
+export async function answerToolCall(
+  surface: ClientSurface,
+  client: Identity,
+  params: { name: string; arguments?: unknown; _meta?: { progressToken?: unknown } },
+  signal: AbortSignal,
+  send: (notification: ClientNotification) => void,
+): Promise<JsonObject> {
+  const { name, arguments: args } = params;
+  const local = surface.localTools?.(client);
+  if (local !== undefined && surface.callLocalTool !== undefined) {
+    if (local.tools.some((t) => t.name === name)) {
+      return await surface.callLocalTool(client, name, args, signal);
+    }
+    if (!local.catalog) throw new RpcError(ErrorCode.InvalidParams, UNKNOWN_TOOL_MESSAGE);
+  }
+  const progressToken = params._meta?.progressToken;
+  const notify = (n: Notification) => {
+    if (n.method === "notifications/progress") {
+      // The downstream's progress carries our token for it; the client gets its own token back.
+      if (progressToken === undefined) return;
+      const { progressToken: _theirs, ...rest } = n.params;
+      send({ method: "notifications/progress", params: { ...rest, progressToken } });
+    } else if (n.method === "notifications/message") {
+      send({ method: "notifications/message", params: n.params });
+    }
+  };
+  try {
+    const result = await surface.callTool(client, name, args as JsonValue | undefined, { signal, notify });
+    return result.payload;
+  } catch (err) {
+    const e = classifyError(err);
+    if (e.code === "unknown_tool" || e.code === "invalid_tool_name") {
+      throw new RpcError(ErrorCode.InvalidParams, UNKNOWN_TOOL_MESSAGE);
+    }
+    return { content: [{ type: "text", text: e.publicText }], isError: true };
+  }
+}
+
+/**
+ * Creates an SDK server for `client` (the `--stdio` mode; the HTTP edge answers the same methods with
+ * its own lean endpoint). Listing and calling behave as {@link listToolsPage} and
+ * {@link answerToolCall} describe.
  */
 export function createClientServer(
   surface: ClientSurface,
@@ -108,54 +177,15 @@ export function createClientServer(
     { capabilities: { tools: {}, logging: {} } },
   );
   const pageSize = Math.max(1, options.pageSize ?? 100);
-  server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    const cursor = request.params?.cursor;
-    const local = surface.localTools?.(client);
-    // The local tools lead the first page; the catalog's own cursors page through the rest.
-    const first = cursor === undefined ? [...(local?.tools ?? [])] : [];
-    if (local !== undefined && !local.catalog) return { tools: first };
-    const page = surface.listTools(client).page(typeof cursor === "string" ? cursor : undefined, pageSize);
-    const tools = [...first, ...page.tools.map(sdkTool)];
-    return page.nextCursor === undefined ? { tools } : { tools, nextCursor: page.nextCursor };
-  });
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    (request) => listToolsPage(surface, client, request.params?.cursor, pageSize),
+  );
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params;
-    const local = surface.localTools?.(client);
-    if (local !== undefined && surface.callLocalTool !== undefined) {
-      if (local.tools.some((t) => t.name === name)) {
-        return await surface.callLocalTool(client, name, args, extra.signal) as CallToolResult;
-      }
-      if (!local.catalog) throw new RpcError(ErrorCode.InvalidParams, UNKNOWN_TOOL_MESSAGE);
-    }
-    const progressToken = request.params._meta?.progressToken;
-    const notify = (n: Notification) => {
-      if (n.method === "notifications/progress") {
-        // The downstream's progress carries our token for it; the client gets its own token back, or
-        // nothing when it asked for no progress.
-        if (progressToken === undefined) return;
-        const { progressToken: _theirs, ...rest } = n.params;
-        void extra.sendNotification({
-          method: "notifications/progress",
-          params: { ...rest, progressToken } as never,
-        }).catch(() => {});
-      } else if (n.method === "notifications/message") {
-        void extra.sendNotification({ method: "notifications/message", params: n.params as never })
-          .catch(() => {});
-      }
+    const send = (n: ClientNotification) => {
+      void extra.sendNotification(n as never).catch(() => {});
     };
-    try {
-      const result = await surface.callTool(client, name, args as JsonValue | undefined, {
-        signal: extra.signal,
-        notify,
-      });
-      return result.payload as CallToolResult;
-    } catch (err) {
-      const e = classifyError(err);
-      if (e.code === "unknown_tool" || e.code === "invalid_tool_name") {
-        throw new RpcError(ErrorCode.InvalidParams, UNKNOWN_TOOL_MESSAGE);
-      }
-      return { content: [{ type: "text", text: e.publicText }], isError: true };
-    }
+    return await answerToolCall(surface, client, request.params, extra.signal, send) as CallToolResult;
   });
   return server;
 }

@@ -33,6 +33,7 @@ export class GatewayMetrics {
   readonly #auditShed: Counter;
   readonly #auditUnwritable: Counter;
   readonly #authFailures: Counter;
+  readonly #rateLimited: Counter;
 
   /** Creates the metrics; `downstreams` and `clients` bound the label values (see {@link setKnown}). */
   constructor(known: { downstreams?: Iterable<string>; clients?: Iterable<string> } = {}) {
@@ -103,6 +104,11 @@ export class GatewayMetrics {
       help: "Requests refused for a missing or wrong API key.",
       registers,
     });
+    this.#rateLimited = new Counter({
+      name: "gateway_auth_rate_limited_total",
+      help: "Requests refused unread because their address failed to authenticate too often.",
+      registers,
+    });
   }
 
   /** The content type of {@link GatewayMetrics.text}. */
@@ -166,6 +172,11 @@ export class GatewayMetrics {
   /** A request failed authentication. */
   authFailure(): void {
     this.#authFailures.inc();
+  }
+
+  /** Counts a request refused by the failed-authentication rate limit. */
+  rateLimited(): void {
+    this.#rateLimited.inc();
   }
 
   /** Removes the series of a downstream that a reload removed. */
