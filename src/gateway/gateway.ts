@@ -225,6 +225,7 @@ export class Gateway {
       redact: (value) => this.#pipeline.settings.redactor.redactValue(value).value,
       log: options.log ?? ((line: string) => console.error(line)),
     }, { limits: config.codemode, sandbox: options.codeModeSandbox });
+    metrics.watchCodeMode(() => this.#codemode.health());
     this.#edge = new HttpEdge({
       surface: {
         localTools: (client) => {
@@ -244,6 +245,7 @@ export class Gateway {
       metrics: config.metricsListen === undefined ? metrics : undefined,
       onAuthFailure: () => metrics.authFailure(),
       onRateLimited: () => metrics.rateLimited(),
+      health: () => this.#codemode.health()?.status ?? "ok",
       maxBodyBytes: options.maxBodyBytes,
       bodyTimeoutMs: options.bodyTimeoutMs,
     });

@@ -26,6 +26,7 @@ import {
   type ExecutionRequest,
   type Executor,
   InlineExecutor,
+  type PoolHealth,
   ProcessPool,
   WorkerPool,
 } from "../../executor/mod.ts";
@@ -109,6 +110,7 @@ export class CodeModeService {
   #options: CodeModeOptions;
   readonly #entries = new Map<string, Entry>();
   #shared: Promise<Executor> | undefined;
+  #pool: { health(): PoolHealth } | undefined;
   #closed = false;
 
   /** Creates the service; nothing starts until a client first uses code mode. */
@@ -120,6 +122,14 @@ export class CodeModeService {
   /** Replaces the limits for servers built from now on (a reload); the sandbox pool stays. */
   reconfigure(options: CodeModeOptions): void {
     this.#options = { ...options, sandbox: this.#options.sandbox };
+  }
+
+  /**
+   * The sandbox pool's health once code mode has started one (`undefined` before, and for the inline
+   * sandbox): `degraded` while a sandbox that did not stop when asked holds a slot.
+   */
+  health(): PoolHealth | undefined {
+    return this.#pool?.health();
   }
 
   /** The limits of executions started from now on. */
@@ -142,6 +152,7 @@ export class CodeModeService {
         await pool.close().catch(() => {});
         throw err;
       }
+      this.#pool = pool;
       return pool;
     })();
     const shared = this.#shared;
@@ -242,6 +253,7 @@ export class CodeModeService {
     await Promise.allSettled(entries.map((e) => e.server.then((s) => s.close())));
     const shared = this.#shared;
     this.#shared = undefined;
+    this.#pool = undefined;
     if (shared !== undefined) await shared.then((e) => e.close(), () => {});
   }
 }

@@ -49,6 +49,11 @@ export interface EdgeOptions extends ClientServerOptions {
   readonly audit: (record: AuditRecord) => Promise<void>;
   /** Serves `/metrics` to any configured client when set (leave unset when `metrics_listen` serves it). */
   readonly metrics?: MetricsSource;
+  /**
+   * The gateway's health for `/healthz`: `degraded` (503) while the code-mode sandbox pool holds a slot
+   * with a sandbox that did not stop when asked, so an orchestrator can replace the replica. Default ok.
+   */
+  readonly health?: () => "ok" | "degraded";
   /** Called on each failed authentication (metrics). */
   readonly onAuthFailure?: () => void;
   /** Called on each request refused because its address failed to authenticate too often (metrics). */
@@ -241,7 +246,11 @@ export class HttpEdge {
       if (request.method !== "GET" && request.method !== "HEAD") {
         return rpcError(405, -32600, "method not allowed", { allow: "GET, HEAD" });
       }
-      return new Response(request.method === "HEAD" ? null : '{"status":"ok"}', { headers: JSON_TYPE });
+      const status = this.#options.health?.() ?? "ok";
+      return new Response(request.method === "HEAD" ? null : `{"status":"${status}"}`, {
+        status: status === "ok" ? 200 : 503,
+        headers: JSON_TYPE,
+      });
     }
     const settings = this.#settings;
     const isMetrics = url.pathname === "/metrics" && this.#options.metrics !== undefined;

@@ -58,8 +58,13 @@ class FakeSurface {
   }
 }
 
-function makeEdge(audit: AuditRecord[] = [], surface = new FakeSurface()) {
+function makeEdge(
+  audit: AuditRecord[] = [],
+  surface = new FakeSurface(),
+  health?: () => "ok" | "degraded",
+) {
   return new HttpEdge({
+    health,
     surface,
     settings: {
       keys: new ClientKeys([{ id: "alice", apiKey: ALICE }, { id: "bob", apiKey: BOB }]),
@@ -162,6 +167,18 @@ Deno.test("HTTP edge: 401 with WWW-Authenticate and an audit record without the 
     assert.equal(r.allowed, false);
     assert.ok(!JSON.stringify(r).includes("wrong-key") && !JSON.stringify(r).includes(ALICE));
   }
+});
+
+Deno.test("HTTP edge: /healthz is 503 while the code-mode sandbox pool is degraded", async () => {
+  let status: "ok" | "degraded" = "degraded";
+  const edge = makeEdge([], new FakeSurface(), () => status);
+  const down = await edge.handle(new Request("http://127.0.0.1:8790/healthz"));
+  assert.equal(down.status, 503);
+  assert.deepEqual(await down.json(), { status: "degraded" });
+  status = "ok";
+  const up = await edge.handle(new Request("http://127.0.0.1:8790/healthz"));
+  assert.equal(up.status, 200);
+  assert.deepEqual(await up.json(), { status: "ok" });
 });
 
 Deno.test("HTTP edge: Host and Origin checks, healthz, metrics behind a key, methods", async () => {

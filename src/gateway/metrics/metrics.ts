@@ -9,6 +9,16 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AuditRecord, GatewayErrorCode } from "../domain/mod.ts";
 
+/** The code-mode sandbox pool's health as the metrics read it (a pool's `health()`). */
+export interface CodeModePoolHealth {
+  /** `degraded` while a sandbox that did not stop when asked holds a slot. */
+  readonly status: "ok" | "degraded";
+  /** Slots held by such sandboxes. */
+  readonly stuck: number;
+  /** Slots in use. */
+  readonly live: number;
+}
+
 /** Label used for a downstream name that is not configured (client input must not mint label values). */
 export const UNKNOWN_LABEL = "_unknown";
 
@@ -109,6 +119,36 @@ export class GatewayMetrics {
       help: "Requests refused unread because their address failed to authenticate too often.",
       registers,
     });
+  }
+
+  /**
+   * Reports the code-mode sandbox pool: `gateway_codemode_degraded` (1 while a sandbox that did not stop
+   * when asked holds a slot), `gateway_codemode_sandboxes_stuck` and `gateway_codemode_slots_live`, read
+   * at each scrape (0 before code mode has started a pool). Call once.
+   */
+  watchCodeMode(health: () => CodeModePoolHealth | undefined): void {
+    const registers = [this.#registry];
+    const gauge = (name: string, help: string, read: (h: CodeModePoolHealth) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const h = health();
+          this.set(h === undefined ? 0 : read(h));
+        },
+      });
+    gauge(
+      "gateway_codemode_degraded",
+      "1 while a code-mode sandbox that did not stop holds a slot.",
+      (h) => h.status === "ok" ? 0 : 1,
+    );
+    gauge(
+      "gateway_codemode_sandboxes_stuck",
+      "Code-mode sandbox slots held by sandboxes that did not stop.",
+      (h) => h.stuck,
+    );
+    gauge("gateway_codemode_slots_live", "Code-mode sandbox slots in use.", (h) => h.live);
   }
 
   /** The content type of {@link GatewayMetrics.text}. */

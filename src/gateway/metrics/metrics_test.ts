@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { AuditRecord } from "../domain/mod.ts";
-import { GatewayMetrics } from "./mod.ts";
+import { type CodeModePoolHealth, GatewayMetrics } from "./mod.ts";
 
 const RECORD: AuditRecord = {
   timestamp: "2026-01-01T00:00:00.000Z",
@@ -93,4 +93,22 @@ Deno.test("metrics: downstream up, breakers, pools, audit and auth counters", as
   // Two instances never share series.
   const other = parse(await new GatewayMetrics().text());
   assert.equal(other.get("gateway_auth_failures_total"), 0);
+});
+
+Deno.test("metrics: the code-mode sandbox pool's health is read at each scrape", async () => {
+  const m = new GatewayMetrics();
+  let health: CodeModePoolHealth | undefined;
+  m.watchCodeMode(() => health);
+  let v = parse(await m.text());
+  assert.equal(v.get("gateway_codemode_degraded"), 0, "no pool yet");
+  assert.equal(v.get("gateway_codemode_slots_live"), 0);
+  health = { status: "degraded", stuck: 2, live: 8 };
+  v = parse(await m.text());
+  assert.equal(v.get("gateway_codemode_degraded"), 1);
+  assert.equal(v.get("gateway_codemode_sandboxes_stuck"), 2);
+  assert.equal(v.get("gateway_codemode_slots_live"), 8);
+  health = { status: "ok", stuck: 0, live: 1 };
+  v = parse(await m.text());
+  assert.equal(v.get("gateway_codemode_degraded"), 0);
+  assert.equal(v.get("gateway_codemode_sandboxes_stuck"), 0);
 });

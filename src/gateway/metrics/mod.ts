@@ -4,4 +4,4 @@
  *
  * @module
  */
-export { GatewayMetrics, UNKNOWN_LABEL } from "./metrics.ts";
+export { type CodeModePoolHealth, GatewayMetrics, UNKNOWN_LABEL } from "./metrics.ts";
