@@ -142,7 +142,7 @@ function edgeSettings(config: GatewayConfig, previous?: EdgeSettings): EdgeSetti
     kept.settings.refillPerMinute === limit.refillPerMinute;
   return {
     keys: new ClientKeys(config.clients.map((c) => ({ id: c.id, apiKey: c.apiKey }))),
-    hosts: new HostCheck(config.listen.loopback),
+    hosts: new HostCheck(config.listen.loopback, config.allowedHosts),
     origins: new OriginCheck(config.allowedOrigins),
     authLimit: same ? kept : new FailureLimiter(limit),
   };

@@ -54,6 +54,7 @@ Deno.test("hostile input: clean errors, nothing leaked, still serving", async (t
     `
 listen: 127.0.0.1:0
 metrics_listen: 127.0.0.1:0
+allowed_hosts: [gw.example.com]
 clients: [{ id: alice, api_key_env: H_KEY }]
 downstreams:
   everything:
@@ -200,6 +201,14 @@ audit: { sink: ${JSON.stringify(`file:${dir}/audit.jsonl`)} }
         `POST /mcp HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer ${key}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
       );
       assert.match(badHost, /^HTTP\/1\.1 403/);
+      // A name in allowed_hosts passes the Host check of a loopback listener (the request itself is then
+      // judged: `{}` is not JSON-RPC).
+      const proxied = await raw(
+        port,
+        `POST /mcp HTTP/1.1\r\nHost: gw.example.com\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+          `Accept: application/json, text/event-stream\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      );
+      assert.match(proxied, /^HTTP\/1\.1 400/);
       // Client input never comes back in a header.
       const res = await post(
         '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x\\r\\nSet-Cookie: a=b","arguments":{}}}',

@@ -111,6 +111,13 @@ Deno.test("config: defaults for a minimal file", () => {
   );
   assert.ok(set.ok, set.ok ? "" : formatProblems(set.problems));
   assert.deepEqual(set.config.authRateLimit, { burst: 0, refillPerMinute: 30 });
+  assert.deepEqual(r.config.allowedHosts, []);
+  const hosts = loadConfig(
+    "downstreams:\n  m: { transport: stdio, command: deno }\nallowed_hosts: [GW.example.com, 'gw.example.com:443']\n",
+    env,
+  );
+  assert.ok(hosts.ok, hosts.ok ? "" : formatProblems(hosts.problems));
+  assert.deepEqual(hosts.config.allowedHosts, ["gw.example.com", "gw.example.com:443"]);
 });
 
 Deno.test("config: every problem is reported at once, with its path and line", () => {
@@ -166,6 +173,8 @@ const BAD: [string, string, string, RegExp][] = [
     "allowed_origins[0]",
     /not an origin/,
   ],
+  ["a host with a path", DS + "allowed_hosts: [gw.example.com/x]\n", "allowed_hosts[0]", /not a host/],
+  ["hosts not a list", DS + "allowed_hosts: gw.example.com\n", "allowed_hosts", /list/],
   ["clients not a list", DS + "clients: { alice: x }\n", "clients", /must be a list/],
   ["client missing key env", DS + "clients: [{ id: alice }]\n", "clients[0].api_key_env", /is required/],
   [

@@ -69,6 +69,7 @@ const TOP = [
   "listen",
   "metrics_listen",
   "allowed_origins",
+  "allowed_hosts",
   "call_timeout_ms",
   "clients",
   "downstreams",
@@ -447,6 +448,23 @@ function loadOrigins(r: Reader, at: Located): string[] {
   return out;
 }
 
+// The shape of a Host header value: `name`, `name:port` or `[v6]:port`.
+const HOST_RE = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
+
+function loadHosts(r: Reader, at: Located): string[] {
+  if (!r.present(at)) return [];
+  const out: string[] = [];
+  for (const [i, h] of (r.strings(at) ?? []).entries()) {
+    if (!HOST_RE.test(h)) {
+      r.problems.add(
+        { path: `${at.path}[${i}]`, offset: at.offset },
+        `"${h}" is not a host (name or name:port)`,
+      );
+    } else out.push(h.toLowerCase());
+  }
+  return out;
+}
+
 /**
  * Validates YAML text. `env` reads the variables the file names (API keys, secrets); nothing else of the
  * environment is consulted. Problems are ordered by position in the file.
@@ -468,6 +486,7 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
   const listen = parseListen(r, at("listen"), DEFAULTS.listen);
   const metricsListen = r.present(at("metrics_listen")) ? parseListen(r, at("metrics_listen")) : undefined;
   const allowedOrigins = loadOrigins(r, at("allowed_origins"));
+  const allowedHosts = loadHosts(r, at("allowed_hosts"));
   const callTimeoutMs = optionalInt(r, at("call_timeout_ms"), 1, 3_600_000, DEFAULTS.callTimeoutMs);
   const { clients, ids: clientIds } = loadClients(r, env, at("clients"));
   const downstreams: DownstreamConfig[] = [];
@@ -518,6 +537,7 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
     listen: Object.freeze(listen),
     ...(metricsListen === undefined ? {} : { metricsListen: Object.freeze(metricsListen) }),
     allowedOrigins: Object.freeze(allowedOrigins),
+    allowedHosts: Object.freeze(allowedHosts),
     callTimeoutMs,
     clients: Object.freeze(clients.map((c) => Object.freeze(c))),
     downstreams: Object.freeze(downstreams),

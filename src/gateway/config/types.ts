@@ -207,6 +207,12 @@ export interface GatewayConfig {
   readonly metricsListen?: ListenAddress;
   /** Origins accepted in an `Origin` header; any other gets 403. */
   readonly allowedOrigins: readonly string[];
+  /**
+   * `Host` header names accepted besides the defaults (a loopback listener: the loopback names; another
+   * address: any well-formed Host when this list is empty, else only these). Lets a loopback gateway
+   * answer behind a reverse proxy that forwards its public name.
+   */
+  readonly allowedHosts: readonly string[];
   /** The per-call timeout. */
   readonly callTimeoutMs: number;
   /** The clients, in file order. */
