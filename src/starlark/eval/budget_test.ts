@@ -106,15 +106,13 @@ Deno.test("budget: exhausting the JS stack is a depth error, not a crash", () =>
   );
 });
 
-Deno.test("budget: deeply nested source is a syntax error", () => {
-  for (
-    const src of [
-      "x = " + "(".repeat(100_000) + "1" + ")".repeat(100_000) + "\n",
-      "x = " + "1 - ".repeat(5000) + "1\n",
-    ]
-  ) {
-    assert.throws(() => compile(src), StarlarkSyntaxError);
-  }
+Deno.test("budget: deeply nested source is a syntax error, a long chain is not", () => {
+  assert.throws(
+    () => compile("x = " + "(".repeat(100_000) + "1" + ")".repeat(100_000) + "\n"),
+    StarlarkSyntaxError,
+  );
+  // Left-nested chains are as deep as they are long, and the reference accepts any length.
+  assert.equal(compile("x = " + "1 - ".repeat(50_000) + "1\n").globalNames.length, 1);
   // Long but shallow programs are fine.
   const wide = "x = [" + Array(20000).fill("1").join(", ") + "]\n";
   assert.equal(compile(wide).globalNames.length, 1);

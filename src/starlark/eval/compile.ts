@@ -11,6 +11,7 @@
 import { MAX_NESTING } from "../resolve/resolve.ts";
 import type { DefStmt, Expr, File, FunctionScope, LambdaExpr, Param, Position, Stmt } from "../syntax/ast.ts";
 import { StarlarkSyntaxError, type Value } from "../value.ts";
+import type { Hole } from "./compile_chain.ts";
 import { compileExpr } from "./compile_expr.ts";
 import { compileStmts, returnedExpr, sequence } from "./compile_stmt.ts";
 import {
@@ -50,6 +51,8 @@ export class Compiler {
   readonly predeclaredNames: string[] = [];
   private readonly predeclaredSlots = new Map<string, number>();
   private depth = 0;
+  /** Nodes standing for the value of a group below, while a long chain's group is compiled (compile_chain.ts). */
+  readonly holes: Map<Expr, Hole> = new Map();
 
   /** Creates a compiler positioned at `pos` for code with scope `scope`. */
   constructor(settings: CompileSettings, scope: FunctionScope, pos: Pos) {

@@ -18,6 +18,7 @@ import type {
 import { Bytes, Dict, EMPTY_TUPLE, Float, List, type Thread, Tuple, type Value } from "../value.ts";
 import { binaryOp, isTrue, slowBinary, unaryOp } from "./arith.ts";
 import { compileCall } from "./compile_call.ts";
+import { CHAIN_CHUNK, chainOperand, compileLongChain, isLongChain, runGroups } from "./compile_chain.ts";
 import { compileComprehension } from "./compile_comp.ts";
 import type { Compiler } from "./compile.ts";
 import { atPos, errorAt } from "./errors.ts";
@@ -35,9 +36,18 @@ import {
 
 /** Compiles an expression. */
 export function compileExpr(c: Compiler, e: Expr): ExprFn {
+  if (c.holes.size !== 0) {
+    const h = c.holes.get(e);
+    if (h !== undefined) {
+      c.pos = h.pos;
+      return h.fn;
+    }
+  }
   c.enter(e);
   try {
-    return compileExprInner(c, e);
+    return chainOperand(e) !== undefined && isLongChain(c, e)
+      ? compileLongChain(c, e)
+      : compileExprInner(c, e);
   } finally {
     c.leave();
   }
@@ -540,7 +550,7 @@ function compilePlus(c: Compiler, e: BinaryExpr): ExprFn {
   for (;;) {
     args.push({ x: unparen(cur.y), plus: { line: cur.opLine, col: cur.opCol } });
     const left = unparen(cur.x);
-    if (left.kind !== "BinaryExpr" || left.op !== "+") {
+    if (left.kind !== "BinaryExpr" || left.op !== "+" || c.holes.has(left)) {
       args.push({ x: left, plus: null });
       break;
     }
@@ -558,13 +568,24 @@ function compilePlus(c: Compiler, e: BinaryExpr): ExprFn {
     merged.push(args[i]);
     i = j;
   }
+  // Parentheses do not stop the flattening, so the list may be long: its additions are then evaluated
+  // in groups, like any long chain.
+  const box: { v: Value } = { v: null };
+  const read: ExprFn = () => box.v;
+  const stages: ExprFn[] = [];
   let acc = compileExpr(c, merged[0].x);
   for (let i = 1; i < merged.length; i++) {
+    if (i % CHAIN_CHUNK === 0) {
+      stages.push(acc);
+      acc = read;
+    }
     const Y = compileExpr(c, merged[i].x);
     c.setPos(merged[i].plus!);
     acc = binaryOp("+", acc, Y, c.pos);
   }
-  return acc;
+  if (stages.length === 0) return acc;
+  stages.push(acc);
+  return runGroups(stages[0], stages.slice(1), box);
 }
 
 function unparen(e: Expr): Expr {
