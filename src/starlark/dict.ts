@@ -65,29 +65,61 @@ function floatKey(f: number): unknown {
   return f; // non-integral: cannot equal any int; -0 and 0 are SameValueZero-equal
 }
 
-function tupleKey(t: Tuple): string {
+/** Tuples nested deeper than this are keyed by the explicit-stack loop of {@link deepTupleKey}. */
+const RECURSIVE_KEY_DEPTH = 64;
+
+function tupleKey(t: Tuple, depth = 0): string {
   let s = "\u0102(";
   for (const e of t.elems) {
-    const k = hashKey(e);
-    switch (typeof k) {
-      case "string":
-        s += "s" + k.length + ":" + k;
-        break;
-      case "number":
-        s += "n" + (Object.is(k, -0) ? 0 : k) + ";";
-        break;
-      case "bigint":
-        // Bigints are outside the safe range, so they never equal a number key; hex is linear-time.
-        s += "b" + k.toString(16) + ";";
-        break;
-      case "boolean":
-        s += k ? "T" : "F";
-        break;
-      default:
-        s += "N";
-    }
+    const k = e instanceof Tuple
+      ? depth < RECURSIVE_KEY_DEPTH ? tupleKey(e, depth + 1) : deepTupleKey(e)
+      : hashKey(e);
+    s = appendKey(s, k);
   }
   return s + ")";
+}
+
+/** The key of a tuple of any depth (`t = (t,)` in a loop): a post-order walk with an explicit stack. */
+function deepTupleKey(root: Tuple): string {
+  const tuples: Tuple[] = [root], next: number[] = [0], keys: string[] = ["\u0102("];
+  for (;;) {
+    const top = tuples.length - 1;
+    const t = tuples[top], i = next[top];
+    if (i < t.elems.length) {
+      next[top] = i + 1;
+      const e = t.elems[i];
+      if (e instanceof Tuple) {
+        tuples.push(e);
+        next.push(0);
+        keys.push("\u0102(");
+      } else {
+        keys[top] = appendKey(keys[top], hashKey(e));
+      }
+      continue;
+    }
+    const s = keys.pop()! + ")";
+    tuples.pop();
+    next.pop();
+    if (top === 0) return s;
+    keys[top - 1] = appendKey(keys[top - 1], s);
+  }
+}
+
+/** Appends an element's key to a tuple's key under construction. */
+function appendKey(s: string, k: unknown): string {
+  switch (typeof k) {
+    case "string":
+      return s + "s" + k.length + ":" + k;
+    case "number":
+      return s + "n" + (Object.is(k, -0) ? 0 : k) + ";";
+    case "bigint":
+      // Bigints are outside the safe range, so they never equal a number key; hex is linear-time.
+      return s + "b" + k.toString(16) + ";";
+    case "boolean":
+      return s + (k ? "T" : "F");
+    default:
+      return s + "N";
+  }
 }
 
 /** One dict entry. */

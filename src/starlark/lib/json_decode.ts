@@ -1,19 +1,19 @@
 /**
  * The parser behind `json.decode`: the reference's recursive-descent decoder (starlark-go `lib/json`)
- * rewritten as an explicit-stack loop, with the same results, error messages and offsets, plus a
- * nesting limit ({@link MAX_DECODE_NESTING}) and budget charging.
+ * rewritten as an explicit-stack loop, with the same results, error messages and offsets (nesting of any
+ * depth included), plus budget charging.
  *
  * @module
  */
-import { Dict, Float, List, normInt, ResourceError, typeName } from "../value.ts";
+import { Dict, Float, List, normInt, typeName } from "../value.ts";
 import type { Thread, Value } from "../value.ts";
 import { JSONSyntaxError, quoteByte } from "./json_scan.ts";
 import { unquoteJSONString } from "./json_strings.ts";
 import { parseDecimal } from "../int_cost.ts";
 import { TEXT_POLL_CHUNK } from "../ops_bulk.ts";
 
-/** `json.decode` rejects documents with more nested arrays/objects than this (Go's encoding/json limit). */
-export const MAX_DECODE_NESTING = 10000;
+/** Bytes charged when an array or object opens: its entries on the parser's frame arrays. */
+const OPEN_FRAME_BYTES = 32;
 
 /** Number literals longer than this many digits are charged quadratically (BigInt parsing is superlinear). */
 const BIG_NUMBER_DIGITS = 1000;
@@ -110,7 +110,7 @@ export class Decoder {
    * Parses the whole document (one value, optionally surrounded by spaces) and returns its value.
    *
    * @throws {DecodeFailure} for invalid JSON.
-   * @throws {ResourceError} when nesting exceeds {@link MAX_DECODE_NESTING} or a budget is exhausted.
+   * @throws {ResourceError} when a budget is exhausted.
    */
   decode(): Value {
     const s = this.s;
@@ -145,13 +145,9 @@ export class Decoder {
         }
         case 0x5b: // [
         case 0x7b: { // {
-          // Like Go's encoding/json, empty containers count towards the depth too.
-          if (depth >= MAX_DECODE_NESTING) {
-            throw new ResourceError(
-              "depth",
-              `json.decode: at offset ${this.i}, nesting exceeds the maximum depth of ${MAX_DECODE_NESTING}`,
-            );
-          }
+          // Nesting has no limit, as in the reference: the frames live on these arrays, not the JS stack,
+          // and are charged (for the frame and the dict) as they open, so only the budgets bound depth.
+          this.alloc(OPEN_FRAME_BYTES);
           this.i++;
           const close = b === 0x5b ? 0x5d : 0x7d;
           if (this.next() === close) {
