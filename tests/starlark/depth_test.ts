@@ -6,9 +6,9 @@
  * they run from a file).
  */
 import assert from "node:assert/strict";
-import { execFile } from "../../src/starlark/mod.ts";
+import { call, execFile } from "../../src/starlark/mod.ts";
 import { json, math } from "../../src/starlark/lib/mod.ts";
-import { EvalError, StarlarkSyntaxError, toJSString } from "../../src/starlark/value.ts";
+import { EvalError, List, ResourceError, StarlarkSyntaxError, toJSString } from "../../src/starlark/value.ts";
 
 const withReference = Deno.env.get("STARLARK_REF") === "1";
 const FILE = "depth.star";
@@ -137,9 +137,81 @@ add(
   add("elif chain", `${src}print(f(${N - 1}), f(${N}), f(3))\n`, `${(N - 1) * 2} -1 6\n`);
 }
 
+// Recursion far deeper than the JS stack holds (deep calls run on the heap), with tracebacks.
+{
+  const M = 5000;
+  add(
+    "deep recursion with keywords and defaults",
+    `def f(n, acc = 0, step = 1):\n    if n == 0:\n        return acc\n    return f(n - step, acc = acc + n, step = step)\nprint(f(${M}))\n`,
+    `${(M * (M + 1)) / 2}\n`,
+  );
+  add(
+    "deep mutual recursion",
+    `def even(n):\n    return True if n == 0 else odd(n - 1)\ndef odd(n):\n    return False if n == 0 else even(n - 1)\nprint(even(${M}), odd(${M}))\n`,
+    "True False\n",
+  );
+  add(
+    "deep recursion through loops, methods, cells and comprehensions",
+    [
+      "def walk(t, d):",
+      "    total = 0",
+      "    for c in t:",
+      '        if type(c) == "list":',
+      "            total += walk(c, d + 1)",
+      "        elif c >= 0:",
+      "            total += c",
+      "        else:",
+      "            break",
+      "    k = d",
+      "    def g():",
+      "        return k",
+      "    return total + g() + max([one(x) for x in [total]]) - 1",
+      "def one(x):",
+      "    return 1",
+      "def build(n):",
+      "    t = [1]",
+      "    for i in range(n):",
+      "        t = [t, i, -1, 7]",
+      "    return t",
+      `print(walk(build(${M}), 0))`,
+      "",
+    ].join("\n"),
+    // Each level adds its index, its depth and nothing else; the innermost [1] sits at depth M.
+    `${(M * (M - 1)) / 2 + 1 + (M * (M + 1)) / 2}\n`,
+  );
+  const frames = `  ${FILE}:4:13: in f\n`.repeat(M);
+  add(
+    "an error deep in a recursion has the full traceback",
+    `def f(n):\n    if n == 0:\n        return {}["missing"]\n    return f(n - 1) + 1\nprint(f(${M}))\n`,
+    `Traceback (most recent call last):\n  ${FILE}:5:8: in <toplevel>\n${frames}  ${FILE}:3:18: in f\n` +
+      `Error: key "missing" not in dict\n`,
+  );
+}
+
 for (const c of cases) {
   Deno.test(`depth: ${c.name}`, async () => {
     assert.equal(runOurs(c.src), c.want);
     if (withReference) assert.equal(await runReference(c.src), c.want, "the reference disagrees");
   });
 }
+
+Deno.test("depth: recursion stops at the reference's depth with a depth error", () => {
+  const src = "def f(n):\n    return f(n - 1) + 1 if n else 0\nprint(f(N))\n";
+  assert.equal(runOurs(src.replace("N", "99998")), "99998\n");
+  assert.throws(
+    () => execFile(src.replace("N", "99999"), { dialect: { recursion: true } }),
+    (e: unknown) =>
+      e instanceof ResourceError && e.resource === "depth" && /maximum call depth 100000/.test(e.message),
+  );
+});
+
+Deno.test("depth: an error unwinding deep frames releases the lists their loops hold", () => {
+  const src = "def f(n, l):\n    for x in l:\n        if n == 0:\n            return {}[x]\n" +
+    "        return f(n - 1, l)\n";
+  const { globals, thread } = execFile(src, { dialect: { recursion: true } });
+  const l = new List([1]);
+  assert.throws(() => call(thread, globals.get("f")!, [3000, l], []), EvalError);
+  assert.equal(l.itercount, 0);
+  // Deep frames are given back to the memory budget as they end.
+  assert.ok(thread.memory < 1 << 20, `${thread.memory} bytes still charged`);
+});

@@ -12,6 +12,7 @@ import { MAX_NESTING } from "../resolve/resolve.ts";
 import type { DefStmt, Expr, File, FunctionScope, LambdaExpr, Param, Position, Stmt } from "../syntax/ast.ts";
 import { StarlarkSyntaxError, type Value } from "../value.ts";
 import type { Hole } from "./compile_chain.ts";
+import { compileDeepBody } from "./deep_compile.ts";
 import { compileExpr } from "./compile_expr.ts";
 import { compileStmts, returnedExpr, sequence } from "./compile_stmt.ts";
 import {
@@ -27,6 +28,7 @@ import {
   type ModuleInstance,
   type Pos,
   StarFunction,
+  type StmtFn,
 } from "./function.ts";
 
 /** Static settings of one compilation. */
@@ -53,12 +55,18 @@ export class Compiler {
   private depth = 0;
   /** Nodes standing for the value of a group below, while a long chain's group is compiled (compile_chain.ts). */
   readonly holes: Map<Expr, Hole> = new Map();
+  /** With recursion on: the closure compiled for each expression, reused by the deep compiler (deep_compile.ts). */
+  readonly fastExprs: Map<Expr, ExprFn> | null;
+  /** With recursion on: the closure compiled for each statement (undefined for those that do nothing). */
+  readonly fastStmts: Map<Stmt, StmtFn | undefined> | null;
 
   /** Creates a compiler positioned at `pos` for code with scope `scope`. */
   constructor(settings: CompileSettings, scope: FunctionScope, pos: Pos) {
     this.settings = settings;
     this.scope = scope;
     this.pos = pos;
+    this.fastExprs = settings.recursion ? new Map() : null;
+    this.fastStmts = settings.recursion ? new Map() : null;
   }
 
   /** Records `p` as the current position. */
@@ -120,6 +128,7 @@ export class Compiler {
     code.body = sequence(list);
     code.bodySteps = 1 + list.length;
     if (list.length === 1) code.expr = returnedExpr(list[0]) ?? null;
+    if (this.settings.recursion) code.deepMaker = () => compileDeepBody(this, body);
     this.scope = outerScope;
     this.pos = outerPos;
 

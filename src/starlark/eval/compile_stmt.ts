@@ -118,7 +118,9 @@ export function sequence(list: StmtFn[]): StmtFn {
 function compileStmt(c: Compiler, s: Stmt): StmtFn | undefined {
   c.enter(s);
   try {
-    return compileStmtInner(c, s);
+    const f = compileStmtInner(c, s);
+    c.fastStmts?.set(s, f);
+    return f;
   } finally {
     c.leave();
   }
@@ -414,8 +416,8 @@ function setFieldAt(x: Value, name: string, v: Value, pos: Pos): void {
 // ---------------------------------------------------------------------------
 // Augmented assignment
 
-/** `x op= y` for the value part: in-place for `list += iterable` and `dict |= dict`. */
-function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos): Value {
+/** `x op= y` for the value part: in-place for `list += iterable` and `dict |= dict`. Errors at `pos`. */
+export function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos): Value {
   try {
     if (op === "+" && x instanceof List) {
       let elems: Value[] | undefined;
