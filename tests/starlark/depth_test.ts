@@ -179,6 +179,12 @@ add(
     // Each level adds its index, its depth and nothing else; the innermost [1] sits at depth M.
     `${(M * (M - 1)) / 2 + 1 + (M * (M + 1)) / 2}\n`,
   );
+  add(
+    "deep recursion through a list comprehension",
+    "def depth(t):\n    return 1 + max([0] + [depth(c) for c in t if c != None])\n" +
+      `def build(n):\n    t = []\n    for i in range(n):\n        t = [t]\n    return t\nprint(depth(build(${M})))\n`,
+    `${M + 1}\n`,
+  );
   const frames = `  ${FILE}:4:13: in f\n`.repeat(M);
   add(
     "an error deep in a recursion has the full traceback",

@@ -18,7 +18,7 @@ import type { Compiler } from "./compile.ts";
 import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from "./compile_expr.ts";
 import { augmentedValue, compileAssign } from "./compile_stmt.ts";
 import { binaryOp, fastIntOp, isTrue, unaryOp } from "./arith.ts";
-import { type CallRequest, type DeepExpr, type DeepStmt, running } from "./deep.ts";
+import { type CallRequest, type DeepExpr, type DeepStmt, iterateDeep } from "./deep.ts";
 import {
   BREAK,
   type ExprFn,
@@ -32,9 +32,7 @@ import {
   type StmtFn,
 } from "./function.ts";
 import type { BinaryOp, Expr, IfStmt, Stmt } from "../syntax/ast.ts";
-import { iterate, type ValueIterator } from "../ops.ts";
-import { type Kwargs, List, Range, type Thread, Tuple, typeName, type Value } from "../value.ts";
-import { errorAt } from "./errors.ts";
+import { type Kwargs, List, type Thread, type Value } from "../value.ts";
 import type { Setter } from "./compile_stmt.ts";
 
 /** Expression nesting the deep compiler handles; deeper call-bearing expressions run their ordinary closure. */
@@ -281,51 +279,11 @@ class DeepCompiler {
     const B = sequence(body);
     const weight = 1 + body.length;
     return function* (fr) {
-      const th = fr[F_THREAD] as Thread;
-      const act = running.act;
       const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
-      let it: ValueIterator | undefined;
-      let list: List | undefined;
-      let elems: readonly Value[] | undefined;
-      let range: Range | undefined;
-      if (x instanceof List) {
-        list = x;
-        elems = x.elems;
-        x.itercount++;
-      } else if (x instanceof Tuple) {
-        elems = x.elems;
-      } else if (x instanceof Range && x.big === undefined) {
-        range = x;
-      } else {
-        try {
-          it = iterate(x);
-        } catch {
-          throw errorAt(`${typeName(x)} value is not iterable`, pos);
-        }
-      }
-      const holds = list !== undefined || it !== undefined;
-      if (holds) act.open++;
-      try {
-        for (let i = 0;; i++) {
-          let v: Value | undefined;
-          if (elems !== undefined) v = i < elems.length ? elems[i] : undefined;
-          else if (range !== undefined) v = i < range.length ? range.start + i * range.step : undefined;
-          else v = it!.next();
-          if (v === undefined) break;
-          chargeSteps(th, weight);
-          set(fr, v);
-          const r = yield* B(fr);
-          if (r !== NORMAL) {
-            if (r === BREAK) break;
-            if (r === RETURN) return RETURN;
-          }
-        }
-      } finally {
-        if (list !== undefined) list.itercount--;
-        it?.done();
-        if (holds) act.open--;
-      }
-      return NORMAL;
+      return yield* iterateDeep(fr, x, pos, weight, function* (v) {
+        set(fr, v);
+        return yield* B(fr);
+      });
     };
   }
 
@@ -423,9 +381,57 @@ class DeepCompiler {
           return list ? newList(fr, out) : newTuple(fr, out);
         };
       }
+      case "Comprehension":
+        return this.comprehension(e, d);
       default:
         return null;
     }
+  }
+
+  /** A list comprehension, clause by clause like compile_comp.ts (dict comprehensions run their closure). */
+  private comprehension(e: Extract<Expr, { kind: "Comprehension" }>, depth: number): DeepExpr | null {
+    if (e.curly) return null;
+    type Clause = { X: Part; pos: { line: number; col: number }; set: Setter } | { C: Part };
+    const clauses: Clause[] = [];
+    for (const cl of e.clauses) {
+      if (cl.kind === "IfClause") {
+        const C = this.part(cl.cond, depth);
+        if (C === null) return null;
+        clauses.push({ C });
+        continue;
+      }
+      const pos = { line: cl.line, col: cl.col };
+      const X = this.part(cl.x, depth), set = this.nameSetter(cl.vars, pos);
+      if (X === null || set === null) return null;
+      clauses.push({ X, pos, set });
+    }
+    const B = this.part(e.body as Expr, depth);
+    if (B === null) return null;
+    const n = clauses.length;
+    const run = function* (fr: Frame, i: number, acc: Value[]): Generator<CallRequest, void, Value> {
+      if (i === n) {
+        if (acc.length > 0 && (acc.length & 1023) === 0) (fr[F_THREAD] as Thread).allocate(8 * 1024);
+        acc.push(B.deep !== null ? yield* B.deep(fr) : B.fast!(fr));
+        return;
+      }
+      const cl = clauses[i];
+      if ("C" in cl) {
+        if (isTrue(cl.C.deep !== null ? yield* cl.C.deep(fr) : cl.C.fast!(fr))) yield* run(fr, i + 1, acc);
+        return;
+      }
+      const x = cl.X.deep !== null ? yield* cl.X.deep(fr) : cl.X.fast!(fr);
+      // Like a for statement: one step for the iteration, one for evaluating what it leads to.
+      yield* iterateDeep(fr, x, cl.pos, 2, function* (v) {
+        cl.set(fr, v);
+        yield* run(fr, i + 1, acc);
+        return NORMAL;
+      });
+    };
+    return function* (fr) {
+      const acc: Value[] = [];
+      yield* run(fr, 0, acc);
+      return new List(acc);
+    };
   }
 
   private parts(list: readonly Expr[], depth: number): Part[] | null {
