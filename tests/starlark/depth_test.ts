@@ -137,6 +137,39 @@ add(
   add("elif chain", `${src}print(f(${N - 1}), f(${N}), f(3))\n`, `${(N - 1) * 2} -1 6\n`);
 }
 
+// Values nested 100,000 deep, built in a loop.
+{
+  const build = (name: string, wrap: string) =>
+    `def ${name}():\n    t = ()\n    for i in range(100000):\n        t = ${wrap}\n    return t\n`;
+  const defs = build("tup", "(t,)") + build("lst", "[t]") + build("dct", '{"a": t}');
+  add(
+    "deep values: hashing, repr, str, json and membership",
+    defs + "t, u, l, d = tup(), tup(), lst(), dct()\n" +
+      "print(len({t: 1}), t in {u: 1}, len(set([t])), len(repr(t)), len(str(l)), len(repr(d)))\n" +
+      'print(len(json.encode(l)), len(json.encode(json.decode(json.encode(d)))), l in [[]], hash("x") != 0)\n',
+    `1 False 1 ${3 * 100_000 + 2} ${2 * 100_000 + 2} ${7 * 100_000 + 2}\n${2 * 100_000 + 2} ${
+      6 * 100_000 + 2
+    } False True\n`,
+  );
+  for (
+    const [expr, col, err] of [
+      // The column of the operator, `[`, `:` or `(` the reference reports.
+      ["t == u", 7, ""],
+      ["{t: 1}[u]", 11, ""],
+      ["{t: 1, u: 2}", 13, ""],
+      ["u in set([t])", 7, ""],
+      ["len(set([t, u]))", 12, " in set: set"],
+    ] as const
+  ) {
+    add(
+      `deep values: ${expr} fails like the reference's comparison`,
+      defs + `t, u = tup(), tup()\nx = ${expr}\n`,
+      `Traceback (most recent call last):\n  ${FILE}:17:${col}: in <toplevel>\n` +
+        `Error${err}: comparison exceeded maximum recursion depth\n`,
+    );
+  }
+}
+
 // Recursion far deeper than the JS stack holds (deep calls run on the heap), with tracebacks.
 {
   const M = 5000;
