@@ -215,7 +215,10 @@ export class Dict extends StarObject implements Mutable {
   }
   /** Looks a key up; returns `undefined` when absent. Throws {@link UnhashableError}. */
   get(key: Value): Value | undefined {
-    return this.getByHash(hashKey(key));
+    if (!(key instanceof Tuple)) return this.getByHash(hashKey(key));
+    const hk = hashKey(key);
+    const v = this.getByHash(hk);
+    return v === undefined ? v : hit(hk, v);
   }
   /**
    * Looks up the value whose key has hash key `hk` (as computed by {@link hashKey}; a string or a safe
@@ -224,15 +227,17 @@ export class Dict extends StarObject implements Mutable {
   getByHash(hk: unknown): Value | undefined {
     const s = this.#small;
     if (s !== null) {
-      for (let i = 0; i < s.length; i += 3) if (s[i] === hk) return hit(hk, s[i + 2] as Value);
+      for (let i = 0; i < s.length; i += 3) if (s[i] === hk) return s[i + 2] as Value;
       return undefined;
     }
     const e = this.#map!.get(hk);
-    return e === undefined ? undefined : hit(hk, e.value);
+    return e === undefined ? undefined : e.value;
   }
   /** Inserts or replaces without mutability checks (callers check with {@link checkMutable}). */
   setUnchecked(key: Value, value: Value): void {
-    this.setByHash(hashKey(key), key, value);
+    const hk = hashKey(key);
+    if (key instanceof Tuple && isTooDeepKey(hk) && this.getByHash(hk) !== undefined) throw tooDeepError();
+    this.setByHash(hk, key, value);
   }
   /**
    * Inserts or replaces the entry of `key`, whose hash key is `hk`, without mutability checks; returns
@@ -243,7 +248,6 @@ export class Dict extends StarObject implements Mutable {
     if (s !== null) {
       for (let i = 0; i < s.length; i += 3) {
         if (s[i] === hk) {
-          hit(hk, null);
           s[i + 2] = value;
           return false;
         }
@@ -261,7 +265,6 @@ export class Dict extends StarObject implements Mutable {
     const m = this.#map!;
     const e = m.get(hk);
     if (e !== undefined) {
-      hit(hk, null);
       e.value = value;
       return false;
     }
@@ -355,13 +358,13 @@ export class StarSet extends StarObject implements Mutable {
   /** Membership test. Throws {@link UnhashableError}. */
   has(v: Value): boolean {
     const k = hashKey(v);
-    return this.map.has(k) && hit(k, true);
+    return this.map.has(k) && (!(v instanceof Tuple) || hit(k, true));
   }
   /** Adds without mutability checks. */
   addUnchecked(v: Value): void {
     const k = hashKey(v);
     if (!this.map.has(k)) this.map.set(k, v);
-    else hit(k, null);
+    else if (v instanceof Tuple) hit(k, null);
   }
   /** Elements in insertion order. */
   elems(): Value[] {
