@@ -34,8 +34,12 @@
  * Budgets: `maxSteps` counts statements, loop iterations and calls (built-ins add steps for their
  * work), `maxMemory` counts bytes charged by allocating operations (every allocation is charged before
  * it is made, or just after for results a small multiple of an input), `maxIntBits` caps the size of an
- * int ({@link DEFAULT_MAX_INT_BITS} by default), and `maxCallDepth` bounds nested calls; running out of JS
- * stack is also reported as a `depth` ResourceError. Long operations poll `checkInterrupt` from inside,
+ * int ({@link DEFAULT_MAX_INT_BITS} by default), and `maxCallDepth` bounds nested calls (1,000 by default;
+ * with the `recursion` dialect option 100,000, the reference's limit: nested calls past the first hundred
+ * run on an explicit stack on the heap, charged to `maxSteps` and `maxMemory`); running out of JS stack
+ * (recursion through a built-in such as a `sorted` key) is also reported as a `depth` ResourceError.
+ * Syntax of any length (operator chains, `elif` chains) and values of any depth (hashing, `repr`,
+ * `json`) are handled without recursion. Long operations poll `checkInterrupt` from inside,
  * so a deadline is honoured within a few milliseconds.
  *
  * @module

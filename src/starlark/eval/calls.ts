@@ -19,6 +19,7 @@ import {
   typeName,
   type Value,
 } from "../values/mod.ts";
+import { DEEP_START, deepBase, runDeep } from "./deep.ts";
 import { errorAt, leaveBuiltin, leaveFunction } from "./errors.ts";
 import {
   callDepth,
@@ -48,7 +49,8 @@ export function chargeSteps(th: Thread, n: number): void {
   if (s > th.maxSteps || s >= th.nextPoll) th.charge(0);
 }
 
-function depthError(th: Thread): ResourceError {
+/** The error of a call past `maxCallDepth`. */
+export function depthError(th: Thread): ResourceError {
   return new ResourceError(
     "depth",
     // The reference's text, so a model reading either implementation learns the same thing.
@@ -90,6 +92,10 @@ export function runFunction(
   kwargs?: Kwargs | null,
 ): Value {
   const code = fn.code;
+  // Deep recursion continues on the heap (deep.ts).
+  if (callDepth.n - deepBase.n >= DEEP_START && code.deepMaker !== null) {
+    return runDeep(th, fn, fr, site, args, kwargs);
+  }
   chargeSteps(th, code.bodySteps);
   if (callDepth.n >= th.maxCallDepth) throw depthError(th);
   if (code.active > 0 && !code.recursion) {
@@ -205,7 +211,8 @@ function plural(n: number, word: string): string {
  * positionals go to `*args` or are an error; keywords fill named parameters or go to `**kwargs`; missing
  * parameters take their defaults or are reported together.
  */
-function bindArgs(fr: Frame, fn: StarFunction, args: readonly Value[], kwargs: Kwargs | null): void {
+/** Binds arguments to the parameter slots of `fr` with the reference's rules and messages. */
+export function bindArgs(fr: Frame, fn: StarFunction, args: readonly Value[], kwargs: Kwargs | null): void {
   const code: FuncCode = fn.code;
   const name = code.name;
   const nkw = kwargs === null ? 0 : kwargs.length;

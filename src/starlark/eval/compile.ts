@@ -26,6 +26,7 @@ import type {
   Stmt,
 } from "../syntax/ast.ts";
 import { StarlarkSyntaxError, type Value } from "../values/mod.ts";
+import type { DeepStmt } from "./deep.ts";
 import {
   type Cell,
   type DefaultValue,
@@ -69,6 +70,16 @@ export interface CompileRules {
   readonly sequence: (list: StmtFn[]) => StmtFn;
   /** The returned expression of a compiled `return` statement, if it is one. */
   readonly returnedExpr: (s: StmtFn) => ExprFn | undefined;
+  /** The generator form of a function body, for recursion past the JS stack (`deep_compile.ts`). */
+  readonly deepBody: (c: Compiler, body: readonly Stmt[]) => DeepStmt | null;
+}
+
+/** A hole: what compiling the hole's node yields, and the position the compiler had after that node. */
+export interface Hole {
+  /** Reads the value of the group below. */
+  readonly fn: ExprFn;
+  /** The compiler's current position right after the node was compiled (the group below's last). */
+  readonly pos: Pos;
 }
 
 /** Mutable compiler state shared by the expression and statement compilers. */
@@ -85,6 +96,12 @@ export class Compiler {
   readonly predeclaredNames: string[] = [];
   private readonly predeclaredSlots = new Map<string, number>();
   private depth = 0;
+  /** Nodes standing for the value of a group below, while a long chain's group is compiled (compile_chain.ts). */
+  readonly holes: Map<Expr, Hole> = new Map();
+  /** With recursion on: the closure compiled for each expression, reused by the deep compiler (deep_compile.ts). */
+  readonly fastExprs: Map<Expr, ExprFn> | null;
+  /** With recursion on: the closure compiled for each statement (undefined for those that do nothing). */
+  readonly fastStmts: Map<Stmt, StmtFn | undefined> | null;
 
   /** Creates a compiler positioned at `pos` for code with scope `scope`. */
   constructor(settings: CompileSettings, rules: CompileRules, scope: FunctionScope, pos: Pos) {
@@ -92,6 +109,8 @@ export class Compiler {
     this.rules = rules;
     this.scope = scope;
     this.pos = pos;
+    this.fastExprs = settings.recursion ? new Map() : null;
+    this.fastStmts = settings.recursion ? new Map() : null;
   }
 
   /** Records `p` as the current position. */
@@ -153,6 +172,7 @@ export class Compiler {
     code.body = this.rules.sequence(list);
     code.bodySteps = 1 + list.length;
     if (list.length === 1) code.expr = this.rules.returnedExpr(list[0]) ?? null;
+    if (this.settings.recursion) code.deepMaker = () => this.rules.deepBody(this, body);
     this.scope = outerScope;
     this.pos = outerPos;
 

@@ -18,17 +18,10 @@ import {
   Tuple,
   type Value,
 } from "../values/mod.ts";
-import type {
-  BinaryExpr,
-  Comprehension,
-  DictEntry as DictEntryNode,
-  Expr,
-  Ident,
-  ListExpr,
-  Literal,
-  TupleExpr,
-} from "../syntax/ast.ts";
-import { binaryOp, isTrue, slowBinary, unaryOp } from "./arith.ts";
+import type { Comprehension, DictEntry as DictEntryNode, Expr, Ident, Literal } from "../syntax/ast.ts";
+import { isTrue, unaryOp } from "./arith.ts";
+import { compileBinary } from "./compile_binary.ts";
+import { chainOperand, compileLongChain, isLongChain } from "./compile_chain.ts";
 import type { Compiler } from "./compile.ts";
 import { atPos, errorAt } from "./errors.ts";
 import {
@@ -45,9 +38,20 @@ import {
 
 /** Compiles an expression. */
 export function compileExpr(c: Compiler, e: Expr): ExprFn {
+  if (c.holes.size !== 0) {
+    const h = c.holes.get(e);
+    if (h !== undefined) {
+      c.pos = h.pos;
+      return h.fn;
+    }
+  }
   c.enter(e);
   try {
-    return compileExprInner(c, e);
+    const f = chainOperand(e) !== undefined && isLongChain(c, e)
+      ? compileLongChain(c, e)
+      : compileExprInner(c, e);
+    c.fastExprs?.set(e, f);
+    return f;
   } finally {
     c.leave();
   }
@@ -284,12 +288,14 @@ function charge(fr: Frame, bytes: number): void {
   (fr[F_THREAD] as Thread).allocate(bytes);
 }
 
-function newList(fr: Frame, elems: Value[]): List {
+/** A list of a display, charged like one. */
+export function newList(fr: Frame, elems: Value[]): List {
   charge(fr, LIST_BYTES + SLOT_BYTES * elems.length);
   return new List(elems);
 }
 
-function newTuple(fr: Frame, elems: Value[]): Tuple {
+/** A tuple of a display, charged like one. */
+export function newTuple(fr: Frame, elems: Value[]): Tuple {
   charge(fr, TUPLE_BYTES + SLOT_BYTES * elems.length);
   return new Tuple(elems);
 }
@@ -436,174 +442,4 @@ function constantKeys(entries: DictEntryNode[]): (string | number)[] | undefined
     keys.push(v);
   }
   return keys;
-}
-
-// ---------------------------------------------------------------------------
-// Binary operators
-
-function compileBinary(c: Compiler, e: BinaryExpr): ExprFn {
-  switch (e.op) {
-    case "or": {
-      const X = compileExpr(c, e.x), Y = compileExpr(c, e.y);
-      return (fr) => {
-        const x = X(fr);
-        return isTrue(x) ? x : Y(fr);
-      };
-    }
-    case "and": {
-      const X = compileExpr(c, e.x), Y = compileExpr(c, e.y);
-      return (fr) => {
-        const x = X(fr);
-        return isTrue(x) ? Y(fr) : x;
-      };
-    }
-    case "+":
-      return compilePlus(c, e);
-    case "%": {
-      const X = compileExpr(c, e.x), Y = compileExpr(c, e.y);
-      c.setPos({ line: e.opLine, col: e.opCol });
-      const f = unparen(e.x);
-      if (f.kind === "Literal" && f.type === "string" && (f.value as string).length < 64) {
-        return compileFormat(f.value as string, Y, c.pos) ?? binaryOp("%", X, Y, c.pos);
-      }
-      return binaryOp("%", X, Y, c.pos);
-    }
-    default: {
-      const X = compileExpr(c, e.x), Y = compileExpr(c, e.y);
-      c.setPos({ line: e.opLine, col: e.opCol });
-      return binaryOp(e.op, X, Y, c.pos);
-    }
-  }
-}
-
-/** Steps ops.binary charges for `format % args` with a format shorter than 64 bytes. */
-const FORMAT_STEPS = 6;
-
-/**
- * `"literal format" % args` with the format parsed once: when every conversion is `%s`, `%d`, `%i` or
- * `%r` of a string or int that renders as itself (and the argument count is right), the result is built
- * directly, charged like ops.binary charges it; anything else (including every error) goes to ops.binary.
- * Returns undefined when the format has other conversions.
- */
-function compileFormat(format: string, Y: ExprFn, pos: Pos): ExprFn | undefined {
-  const lits: string[] = [];
-  const convs: string[] = [];
-  let lit = "";
-  for (let i = 0; i < format.length; i++) {
-    const ch = format[i];
-    if (ch !== "%") {
-      lit += ch;
-      continue;
-    }
-    const conv = format[++i];
-    if (conv === "%") {
-      lit += "%";
-    } else if (conv === "s" || conv === "d" || conv === "i" || conv === "r") {
-      lits.push(lit);
-      convs.push(conv);
-      lit = "";
-    } else {
-      return undefined; // other conversions, %(key)s, or an incomplete format
-    }
-  }
-  lits.push(lit);
-  const n = convs.length;
-  if (n === 0) return undefined;
-  return (fr) => {
-    const y = Y(fr);
-    let args: readonly Value[] | undefined;
-    if (y instanceof Tuple) {
-      if (y.elems.length === n) args = y.elems;
-    } else if (n === 1) {
-      args = [y];
-    }
-    if (args !== undefined) {
-      let out = lits[0];
-      for (let i = 0; i < n; i++) {
-        const a = args[i];
-        if (typeof a === "number") out += String(a);
-        else if (typeof a === "string" && convs[i] === "s") out += a;
-        else return slowBinary(fr[F_THREAD] as Thread, "%", format, y, pos);
-        out += lits[i + 1];
-      }
-      const th = fr[F_THREAD] as Thread;
-      th.charge(FORMAT_STEPS);
-      th.allocate(out.length);
-      return out;
-    }
-    return slowBinary(fr[F_THREAD] as Thread, "%", format, y, pos);
-  };
-}
-
-interface Summand {
-  x: Expr;
-  plus: Pos | null;
-}
-
-/**
- * `a + b + c ...`: flattened iteratively (long chains do not recurse), with adjacent string, bytes, list
- * or tuple displays merged as the reference does.
- */
-function compilePlus(c: Compiler, e: BinaryExpr): ExprFn {
-  const args: Summand[] = [];
-  let cur: BinaryExpr = e;
-  for (;;) {
-    args.push({ x: unparen(cur.y), plus: { line: cur.opLine, col: cur.opCol } });
-    const left = unparen(cur.x);
-    if (left.kind !== "BinaryExpr" || left.op !== "+") {
-      args.push({ x: left, plus: null });
-      break;
-    }
-    cur = left;
-  }
-  args.reverse();
-  const merged: Summand[] = [];
-  for (let i = 0; i < args.length;) {
-    let j = i + 1;
-    const code = addable(args[i].x);
-    if (code !== "") {
-      while (j < args.length && addable(args[j].x) === code) j++;
-      if (j > i + 1) args[i] = { x: mergeDisplays(code, args.slice(i, j)), plus: args[i].plus };
-    }
-    merged.push(args[i]);
-    i = j;
-  }
-  let acc = compileExpr(c, merged[0].x);
-  for (let i = 1; i < merged.length; i++) {
-    const Y = compileExpr(c, merged[i].x);
-    c.setPos(merged[i].plus!);
-    acc = binaryOp("+", acc, Y, c.pos);
-  }
-  return acc;
-}
-
-function unparen(e: Expr): Expr {
-  while (e.kind === "ParenExpr") e = e.x;
-  return e;
-}
-
-function addable(e: Expr): string {
-  if (e.kind === "Literal") return e.type === "string" ? "s" : e.type === "bytes" ? "b" : "";
-  if (e.kind === "ListExpr") return "l";
-  if (e.kind === "TupleExpr") return "t";
-  return "";
-}
-
-function mergeDisplays(code: string, parts: Summand[]): Expr {
-  const first = parts[0].x;
-  if (code === "s" || code === "b") {
-    const value = parts.map((p) => (p.x as Literal).value as string).join("");
-    return {
-      kind: "Literal",
-      line: first.line,
-      col: first.col,
-      type: code === "s" ? "string" : "bytes",
-      value,
-      raw: "",
-    };
-  }
-  const list = parts.flatMap((p) => (p.x as ListExpr | TupleExpr).list);
-  return code === "l"
-    ? { kind: "ListExpr", line: first.line, col: first.col, list }
-    : { kind: "TupleExpr", line: first.line, col: first.col, list };
 }

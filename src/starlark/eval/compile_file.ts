@@ -10,6 +10,7 @@ import { compileCall } from "./compile_call.ts";
 import { compileComprehension } from "./compile_comp.ts";
 import { compileExpr } from "./compile_expr.ts";
 import { compileStmts, returnedExpr, sequence } from "./compile_stmt.ts";
+import { compileDeepBody } from "./deep_compile.ts";
 import type { FuncCode, Pos } from "./function.ts";
 
 const RULES: CompileRules = Object.freeze({
@@ -19,6 +20,7 @@ const RULES: CompileRules = Object.freeze({
   stmts: compileStmts,
   sequence,
   returnedExpr,
+  deepBody: compileDeepBody,
 });
 
 /** The result of compiling a file. */

@@ -28,7 +28,7 @@ import {
   typeName,
   type Value,
 } from "../values/mod.ts";
-import type { AssignStmt, BinaryOp, Expr, ForStmt, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
+import type { AssignStmt, BinaryOp, Expr, ForStmt, IfStmt, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
 import { fastIntOp, isTrue } from "./arith.ts";
 import { chargeSteps, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
@@ -123,7 +123,9 @@ export function sequence(list: StmtFn[]): StmtFn {
 function compileStmt(c: Compiler, s: Stmt): StmtFn | undefined {
   c.enter(s);
   try {
-    return compileStmtInner(c, s);
+    const f = compileStmtInner(c, s);
+    c.fastStmts?.set(s, f);
+    return f;
   } finally {
     c.leave();
   }
@@ -143,6 +145,7 @@ function compileStmtInner(c: Compiler, s: Stmt): StmtFn | undefined {
       if (s.token === "pass") return undefined;
       return s.token === "break" ? () => BREAK : () => CONTINUE;
     case "IfStmt": {
+      if (elifCount(s) >= ELIF_LOOP) return compileElifChain(c, s);
       const C = compileExpr(c, s.cond);
       const T = compileBlock(c, s.then);
       const E = compileBlock(c, s.else);
@@ -218,6 +221,49 @@ function compileStmtInner(c: Compiler, s: Stmt): StmtFn | undefined {
     case "LoadStmt":
       return compileLoad(c, s);
   }
+}
+
+/** Number of `elif`s from which an if statement runs as one loop over its branches. */
+const ELIF_LOOP = 8;
+
+/** The `elif` of an if statement: the IfStmt that is its whole `else` block. */
+function elifOf(s: IfStmt): IfStmt | undefined {
+  return s.else.length === 1 && s.else[0].kind === "IfStmt" ? s.else[0] : undefined;
+}
+
+/** How many `elif`s follow `s`, counted up to {@link ELIF_LOOP}. */
+function elifCount(s: IfStmt): number {
+  let n = 0;
+  for (let e = elifOf(s); e !== undefined && n < ELIF_LOOP; e = elifOf(e)) n++;
+  return n;
+}
+
+/**
+ * `if`/`elif`.../`else` as one loop over (condition, body) pairs, so that a chain of any length costs
+ * neither compiler nor evaluator stack per branch. It compiles and charges like the nested statements
+ * it stands for: one step for each `elif` reached (the one statement of the `else` block holding it).
+ */
+function compileElifChain(c: Compiler, s: IfStmt): StmtFn {
+  const conds: ExprFn[] = [], bodies: StmtFn[] = [];
+  let st: IfStmt = s;
+  for (;;) {
+    conds.push(compileExpr(c, st.cond));
+    bodies.push(compileBlock(c, st.then));
+    const next = elifOf(st);
+    if (next === undefined) break;
+    st = next;
+  }
+  const E = compileBlock(c, st.else);
+  const n = conds.length;
+  return (fr) => {
+    if (isTrue(conds[0](fr))) return bodies[0](fr);
+    const th = fr[F_THREAD] as Thread;
+    for (let i = 1; i < n; i++) {
+      chargeSteps(th, 1);
+      if (isTrue(conds[i](fr))) return bodies[i](fr);
+    }
+    return E(fr);
+  };
 }
 
 /** A `for` over `enumerate`/`zip` unpacked into two names (see pairs.ts). */
@@ -375,8 +421,8 @@ function setFieldAt(x: Value, name: string, v: Value, pos: Pos): void {
 // ---------------------------------------------------------------------------
 // Augmented assignment
 
-/** `x op= y` for the value part: in-place for `list += iterable` and `dict |= dict`. */
-function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos): Value {
+/** `x op= y` for the value part: in-place for `list += iterable` and `dict |= dict`. Errors at `pos`. */
+export function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos): Value {
   try {
     if (op === "+" && x instanceof List) {
       let elems: Value[] | undefined;

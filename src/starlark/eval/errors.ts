@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { EvalError, ResourceError, StarlarkError, UnhashableError } from "../values/mod.ts";
+import { type CallFrame, EvalError, ResourceError, StarlarkError, UnhashableError } from "../values/mod.ts";
 import type { FuncCode, Pos } from "./function.ts";
 
 /** A JS exception raised by a buggy built-in or host hook, surfaced as a Starlark error. */
@@ -105,6 +105,27 @@ export function leaveFunction(e: unknown, code: FuncCode, site: Pos | null): unk
   const p = w.pending ?? code.entryPos;
   u.callStack.unshift({ name: code.name, filename: code.filename, line: p.line, col: p.col });
   w.pending = site;
+  return u;
+}
+
+/**
+ * {@link leaveFunction} for frames an error leaves one after another, innermost first: the frames are
+ * prepended at once, so that unwinding a deep recursion stays linear.
+ */
+export function leaveFunctions(e: unknown, frames: readonly { code: FuncCode; site: Pos | null }[]): unknown {
+  const u = normalize(e);
+  if ("passthrough" in u) return u.passthrough;
+  const w = u[UNWIND]!;
+  const n = frames.length;
+  const stack: CallFrame[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const { code, site } = frames[i];
+    const p = w.pending ?? code.entryPos;
+    stack[n - 1 - i] = { name: code.name, filename: code.filename, line: p.line, col: p.col };
+    w.pending = site;
+  }
+  for (const f of u.callStack) stack.push(f);
+  u.callStack = stack;
   return u;
 }
 

@@ -110,6 +110,13 @@ export class FuncCode {
   bodySteps = 1;
   /** Number of active calls (used to detect recursion). */
   active = 0;
+  /**
+   * Builds the generator form of the body that deep calls run (deep.ts), or null where there is none
+   * (recursion off: depth is then bounded by the number of functions).
+   */
+  deepMaker: ((code: FuncCode) => unknown) | null = null;
+  /** The generator form of the body, built on the first deep call; null when there is none. */
+  deepBody: unknown = undefined;
   /** Frame template: fixed slots and unassigned locals, copied on each call. */
   readonly template: Frame;
   /** The body statements (kept for diagnostics). */

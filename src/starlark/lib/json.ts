@@ -14,8 +14,6 @@
  * value), arrays new lists. `default`, when given, is returned instead of failing on invalid JSON.
  *
  * Deliberate differences from the reference, for safety:
- * - `json.decode` refuses documents nested more than {@link MAX_DECODE_NESTING} arrays/objects deep with a
- *   {@link ResourceError} of kind `depth` (not caught by `default`); the reference would recurse.
  * - All four functions charge the thread's step budget in proportion to their work (a few steps per value
  *   encoded or decoded, plus one step per {@link BYTES_PER_STEP} bytes of text, two per input byte for
  *   `indent`, quadratic for huge number literals) and its memory budget for what they build; the output of
@@ -39,11 +37,9 @@ import {
   unpackPositional,
   type Value,
 } from "../values/mod.ts";
-import { DecodeFailure, Decoder, MAX_DECODE_NESTING } from "./json_decode.ts";
+import { DecodeFailure, Decoder } from "./json_decode.ts";
 import { encodeJSON, MAX_OUTPUT_BYTES } from "./json_encode.ts";
 import { indentJSON, JSONSyntaxError } from "./json_scan.ts";
-
-export { MAX_DECODE_NESTING };
 
 /** Each function charges one step per this many bytes of input or output. */
 export const BYTES_PER_STEP = 32;

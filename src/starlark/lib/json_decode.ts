@@ -1,7 +1,7 @@
 /**
  * The parser behind `json.decode`: the reference's recursive-descent decoder (starlark-go `lib/json`)
- * rewritten as an explicit-stack loop, with the same results, error messages and offsets, plus a
- * nesting limit ({@link MAX_DECODE_NESTING}) and budget charging.
+ * rewritten as an explicit-stack loop, with the same results, error messages and offsets (nesting of any
+ * depth included), plus budget charging.
  *
  * @module
  */
@@ -11,7 +11,6 @@ import {
   List,
   normInt,
   parseDecimal,
-  ResourceError,
   TEXT_POLL_CHUNK,
   type Thread,
   typeName,
@@ -20,8 +19,8 @@ import {
 import { JSONSyntaxError, quoteByte } from "./json_scan.ts";
 import { unquoteJSONString } from "./json_strings.ts";
 
-/** `json.decode` rejects documents with more nested arrays/objects than this (Go's encoding/json limit). */
-export const MAX_DECODE_NESTING = 10000;
+/** Bytes charged when an array or object opens: its entries on the parser's frame arrays. */
+const OPEN_FRAME_BYTES = 32;
 
 /** Number literals longer than this many digits are charged quadratically (BigInt parsing is superlinear). */
 const BIG_NUMBER_DIGITS = 1000;
@@ -118,7 +117,7 @@ export class Decoder {
    * Parses the whole document (one value, optionally surrounded by spaces) and returns its value.
    *
    * @throws {DecodeFailure} for invalid JSON.
-   * @throws {ResourceError} when nesting exceeds {@link MAX_DECODE_NESTING} or a budget is exhausted.
+   * @throws {ResourceError} when a budget is exhausted.
    */
   decode(): Value {
     const s = this.s;
@@ -153,13 +152,9 @@ export class Decoder {
         }
         case 0x5b: // [
         case 0x7b: { // {
-          // Like Go's encoding/json, empty containers count towards the depth too.
-          if (depth >= MAX_DECODE_NESTING) {
-            throw new ResourceError(
-              "depth",
-              `json.decode: at offset ${this.i}, nesting exceeds the maximum depth of ${MAX_DECODE_NESTING}`,
-            );
-          }
+          // Nesting has no limit, as in the reference: the frames live on these arrays, not the JS stack,
+          // and are charged (for the frame and the dict) as they open, so only the budgets bound depth.
+          this.alloc(OPEN_FRAME_BYTES);
           this.i++;
           const close = b === 0x5b ? 0x5d : 0x7d;
           if (this.next() === close) {

@@ -5,6 +5,6 @@
  *
  * @module
  */
-export { json, MAX_DECODE_NESTING } from "./json.ts";
+export { json } from "./json.ts";
 export { math } from "./math.ts";
 export { sum } from "./sum.ts";

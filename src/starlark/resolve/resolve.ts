@@ -14,12 +14,12 @@
  */
 import type {
   Binding,
-  CallExpr,
   Comprehension,
   DefStmt,
   Expr,
   File,
   Ident,
+  IfStmt,
   LambdaExpr,
   Param,
   Position,
@@ -318,14 +318,23 @@ class Resolver {
           this.errorf(s, `${s.token} not in a loop`);
         }
         break;
-      case "IfStmt":
-        if (!topLevelOK && !this.inFunction()) this.errorf(s, "if statement not within a function");
-        this.expr(s.cond);
+      case "IfStmt": {
+        // An `elif` is an IfStmt alone in `else`: walk the chain in a loop, so that a chain of any
+        // length costs no stack, visiting what the recursion would, in its order.
         this.ifstmts++;
-        this.stmts(s.then);
-        this.stmts(s.else);
+        let st: IfStmt = s;
+        for (;;) {
+          if (!topLevelOK && !this.inFunction()) this.errorf(st, "if statement not within a function");
+          this.expr(st.cond);
+          this.stmts(st.then);
+          const next = elifOf(st);
+          if (next === undefined) break;
+          st = next;
+        }
+        this.stmts(st.else);
         this.ifstmts--;
         break;
+      }
       case "AssignStmt":
         this.expr(s.rhs);
         this.assign(s.lhs, s.op !== "=");
@@ -419,7 +428,48 @@ class Resolver {
     }
   }
 
+  /**
+   * Resolves an expression. The left operand of a binary operator and the operand of a postfix
+   * (`.name`, `[i]`, `[a:b]`, `(args)`) are walked in a loop: the parser accepts chains of these of any
+   * length (`a + b + ...`, `x.f().g()...`), which must not cost stack per link. The links are visited
+   * in the recursion's order: the innermost operand first, then each link's other parts, inner to outer.
+   */
   private exprInner(e: Expr): void {
+    let inner = leftOperand(e);
+    if (inner === undefined) {
+      this.exprLeaf(e);
+      return;
+    }
+    const links: Expr[] = [e];
+    for (let l = leftOperand(inner); l !== undefined; l = leftOperand(inner)) {
+      links.push(inner);
+      inner = l;
+    }
+    this.expr(inner);
+    for (let i = links.length - 1; i >= 0; i--) this.linkRest(links[i]);
+  }
+
+  /** The parts of a chain link other than its left operand. */
+  private linkRest(e: Expr): void {
+    switch (e.kind) {
+      case "BinaryExpr":
+        this.expr(e.y);
+        break;
+      case "IndexExpr":
+        this.expr(e.index);
+        break;
+      case "SliceExpr":
+        if (e.lo !== undefined) this.expr(e.lo);
+        if (e.hi !== undefined) this.expr(e.hi);
+        if (e.step !== undefined) this.expr(e.step);
+        break;
+      case "CallExpr":
+        checkCallArgs(e, (pos, msg) => this.errorf(pos, msg), (x) => this.expr(x));
+        break;
+    }
+  }
+
+  private exprLeaf(e: Expr): void {
     switch (e.kind) {
       case "Ident":
         this.use(e);
@@ -435,16 +485,6 @@ class Resolver {
         this.expr(e.then);
         this.expr(e.else);
         break;
-      case "IndexExpr":
-        this.expr(e.x);
-        this.expr(e.index);
-        break;
-      case "SliceExpr":
-        this.expr(e.x);
-        if (e.lo !== undefined) this.expr(e.lo);
-        if (e.hi !== undefined) this.expr(e.hi);
-        if (e.step !== undefined) this.expr(e.step);
-        break;
       case "Comprehension":
         this.comprehension(e);
         break;
@@ -456,16 +496,6 @@ class Resolver {
         break;
       case "UnaryExpr":
         this.expr(e.x);
-        break;
-      case "BinaryExpr":
-        this.expr(e.x);
-        this.expr(e.y);
-        break;
-      case "DotExpr":
-        this.expr(e.x);
-        break;
-      case "CallExpr":
-        this.call(e);
         break;
       case "LambdaExpr":
         this.function(e, e.params, () => this.expr(e.body));
@@ -499,11 +529,6 @@ class Resolver {
       this.expr(e.body);
     }
     this.pop();
-  }
-
-  private call(e: CallExpr): void {
-    this.expr(e.fn);
-    checkCallArgs(e, (pos, msg) => this.errorf(pos, msg), (x) => this.expr(x));
   }
 
   private function(node: DefStmt | LambdaExpr, params: Param[], body: () => void): void {
@@ -587,5 +612,25 @@ class Resolver {
     this.loops = outerLoops;
     this.ifstmts = outerIfs;
     this.pendingScopes.push(info);
+  }
+}
+
+/** The `elif` of an if statement: the IfStmt that is its whole `else` block. */
+function elifOf(s: IfStmt): IfStmt | undefined {
+  return s.else.length === 1 && s.else[0].kind === "IfStmt" ? s.else[0] : undefined;
+}
+
+/** The left operand of a binary operator or the operand of a postfix operator; undefined for other nodes. */
+function leftOperand(e: Expr): Expr | undefined {
+  switch (e.kind) {
+    case "BinaryExpr":
+    case "DotExpr":
+    case "IndexExpr":
+    case "SliceExpr":
+      return e.x;
+    case "CallExpr":
+      return e.fn;
+    default:
+      return undefined;
   }
 }

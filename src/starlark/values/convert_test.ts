@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { ConversionError, fromJS, toJS } from "./convert.ts";
 import { repr } from "./ops.ts";
-import { Builtin, Bytes, Dict, Float, List, StarSet, Tuple } from "./value.ts";
+import { Builtin, Bytes, Dict, Float, List, StarSet, Tuple, type Value } from "./value.ts";
 
 Deno.test("fromJS maps JSON-like data to Starlark values", () => {
   const v = fromJS({ name: "café", n: 3, x: 1.5, big: 2n ** 70n, ok: true, none: null, list: [1, [2]] });
@@ -70,4 +70,36 @@ Deno.test("toJS rejects sets, functions, non-string keys and cycles", () => {
 Deno.test("fromJS and toJS round-trip JSON data", () => {
   const data = { a: [1, 2.5, "x", { b: null, c: [true, false] }], d: "ünï", e: -7 };
   assert.deepEqual(toJS(fromJS(data)), data);
+});
+
+Deno.test("convert: values of any depth convert both ways, with the same errors as shallow ones", () => {
+  const build = (n: number, map: boolean) => {
+    let js: unknown = ["leaf", { k: 1n << 70n }];
+    for (let i = 0; i < n; i++) {
+      js = i % 3 === 0 ? [js, i] : i % 3 === 1 ? { a: js } : map ? new Map([["m", js]]) : { m: js };
+    }
+    return js;
+  };
+  // Maps come back as plain objects; everything else as it was (assert.deepEqual itself recurses).
+  assert.deepEqual(toJS(fromJS(build(300, true))), build(300, false));
+  let back = toJS(fromJS(build(100_000, true)));
+  let levels = 0;
+  while (!Array.isArray(back) || back[0] !== "leaf") {
+    back = Array.isArray(back) ? back[0] : Object.values(back as object)[0];
+    levels++;
+  }
+  assert.equal(levels, 100_000);
+  // A cycle closing far below the top, and a refused value there.
+  const top: unknown[] = [];
+  let cur = top;
+  for (let i = 0; i < 1000; i++) cur.push(cur = []);
+  cur.push(top);
+  assert.throws(() => fromJS(top), /cannot convert a cyclic JS structure/);
+  cur.pop();
+  cur.push(new Date(0));
+  assert.throws(() => fromJS(top), /cannot convert JS Date/);
+  let d: Value = new Dict();
+  (d as Dict).setUnchecked(1, 2);
+  for (let i = 0; i < 1000; i++) d = new List([d]);
+  assert.throws(() => toJS(d), /cannot convert dict with int key to a JS object/);
 });

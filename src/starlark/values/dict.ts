@@ -45,7 +45,7 @@ export function hashKey(v: Value): unknown {
       if (v === null) return null;
       if (v instanceof Float) return floatKey(v.value);
       if (v instanceof Bytes) return "\u0101" + v.data;
-      if (v instanceof Tuple) return tupleKey(v);
+      if (v instanceof Tuple) return rootTupleKey(v);
       if (v instanceof List || v instanceof Dict || v instanceof StarSet) {
         throw new UnhashableError(v.typeName);
       }
@@ -65,29 +65,105 @@ function floatKey(f: number): unknown {
   return f; // non-integral: cannot equal any int; -0 and 0 are SameValueZero-equal
 }
 
-function tupleKey(t: Tuple): string {
+/** Tuples nested deeper than this are keyed by the explicit-stack loop of {@link deepTupleKey}. */
+const RECURSIVE_KEY_DEPTH = 64;
+
+/**
+ * A tuple with an element this deep (the top tuple's elements being at depth 1) cannot be compared
+ * with an equal tuple: the reference's comparison stops at depth 10 (`COMPARE_LIMIT` of
+ * ops_compare.ts) with an error. Its key says so (it starts {@link TOO_DEEP_KEY} instead of
+ * "\u0102("), and a lookup that finds an equal key fails like the reference's comparison of the two.
+ */
+const TOO_DEEP_LEVEL = 10;
+/** The first character of the key of a tuple too deep to compare. */
+const TOO_DEEP_KEY = "\u0104";
+/** Deepest level with an element met while building the current tuple key. */
+let deepestElement = 0;
+
+/** Whether `hk` is the key of a tuple too deep to compare with an equal one. */
+export function isTooDeepKey(hk: unknown): boolean {
+  return typeof hk === "string" && hk.charCodeAt(0) === 0x104;
+}
+
+/**
+ * What comparing two equal keys of tuples too deep to compare raises, with the reference's message.
+ * It is an {@link UnhashableError} so that every caller treats it as it treats a key that cannot be
+ * hashed, as the reference treats both failures of its hash table: `set()` prefixes it, `x in dict`
+ * ignores it, `d[k] = v` and `x in set` report it.
+ */
+export function tooDeepError(): UnhashableError {
+  const e = new UnhashableError("tuple");
+  e.message = "comparison exceeded maximum recursion depth";
+  return e;
+}
+
+function rootTupleKey(t: Tuple): string {
+  deepestElement = 0;
+  const k = tupleKey(t);
+  return deepestElement >= TOO_DEEP_LEVEL ? TOO_DEEP_KEY + k.slice(1) : k;
+}
+
+function tupleKey(t: Tuple, depth = 0): string {
   let s = "\u0102(";
+  if (t.elems.length > 0 && depth + 1 > deepestElement) deepestElement = depth + 1;
   for (const e of t.elems) {
-    const k = hashKey(e);
-    switch (typeof k) {
-      case "string":
-        s += "s" + k.length + ":" + k;
-        break;
-      case "number":
-        s += "n" + (Object.is(k, -0) ? 0 : k) + ";";
-        break;
-      case "bigint":
-        // Bigints are outside the safe range, so they never equal a number key; hex is linear-time.
-        s += "b" + k.toString(16) + ";";
-        break;
-      case "boolean":
-        s += k ? "T" : "F";
-        break;
-      default:
-        s += "N";
-    }
+    const k = e instanceof Tuple
+      ? depth < RECURSIVE_KEY_DEPTH ? tupleKey(e, depth + 1) : deepTupleKey(e)
+      : hashKey(e);
+    s = appendKey(s, k);
   }
   return s + ")";
+}
+
+/** The key of a tuple of any depth (`t = (t,)` in a loop): a post-order walk with an explicit stack. */
+function deepTupleKey(root: Tuple): string {
+  const tuples: Tuple[] = [root], next: number[] = [0], keys: string[] = ["\u0102("];
+  // The root's elements are deeper than RECURSIVE_KEY_DEPTH, past TOO_DEEP_LEVEL.
+  if (root.elems.length > 0) deepestElement = TOO_DEEP_LEVEL;
+  for (;;) {
+    const top = tuples.length - 1;
+    const t = tuples[top], i = next[top];
+    if (i < t.elems.length) {
+      next[top] = i + 1;
+      const e = t.elems[i];
+      if (e instanceof Tuple) {
+        tuples.push(e);
+        next.push(0);
+        keys.push("\u0102(");
+      } else {
+        keys[top] = appendKey(keys[top], hashKey(e));
+      }
+      continue;
+    }
+    const s = keys.pop()! + ")";
+    tuples.pop();
+    next.pop();
+    if (top === 0) return s;
+    keys[top - 1] = appendKey(keys[top - 1], s);
+  }
+}
+
+/** Appends an element's key to a tuple's key under construction. */
+function appendKey(s: string, k: unknown): string {
+  switch (typeof k) {
+    case "string":
+      return s + "s" + k.length + ":" + k;
+    case "number":
+      return s + "n" + (Object.is(k, -0) ? 0 : k) + ";";
+    case "bigint":
+      // Bigints are outside the safe range, so they never equal a number key; hex is linear-time.
+      return s + "b" + k.toString(16) + ";";
+    case "boolean":
+      return s + (k ? "T" : "F");
+    default:
+      return s + "N";
+  }
+}
+
+/** A lookup found the entry of `hk`: fails where the reference's key comparison would, else returns `v`. */
+function hit<T>(hk: unknown, v: T): T {
+  if (isTooDeepKey(hk)) throw tooDeepError();
+  return v;
 }
 
 /** One dict entry. */
@@ -139,7 +215,10 @@ export class Dict extends StarObject implements Mutable {
   }
   /** Looks a key up; returns `undefined` when absent. Throws {@link UnhashableError}. */
   get(key: Value): Value | undefined {
-    return this.getByHash(hashKey(key));
+    if (!(key instanceof Tuple)) return this.getByHash(hashKey(key));
+    const hk = hashKey(key);
+    const v = this.getByHash(hk);
+    return v === undefined ? v : hit(hk, v);
   }
   /**
    * Looks up the value whose key has hash key `hk` (as computed by {@link hashKey}; a string or a safe
@@ -156,7 +235,9 @@ export class Dict extends StarObject implements Mutable {
   }
   /** Inserts or replaces without mutability checks (callers check with {@link checkMutable}). */
   setUnchecked(key: Value, value: Value): void {
-    this.setByHash(hashKey(key), key, value);
+    const hk = hashKey(key);
+    if (key instanceof Tuple && isTooDeepKey(hk) && this.getByHash(hk) !== undefined) throw tooDeepError();
+    this.setByHash(hk, key, value);
   }
   /**
    * Inserts or replaces the entry of `key`, whose hash key is `hk`, without mutability checks; returns
@@ -197,6 +278,7 @@ export class Dict extends StarObject implements Mutable {
     if (s !== null) {
       for (let i = 0; i < s.length; i += 3) {
         if (s[i] === k) {
+          hit(k, null);
           const v = s[i + 2] as Value;
           s.splice(i, 3);
           return v;
@@ -207,6 +289,7 @@ export class Dict extends StarObject implements Mutable {
     const m = this.#map!;
     const e = m.get(k);
     if (e === undefined) return undefined;
+    hit(k, null);
     m.delete(k);
     return e.value;
   }
@@ -274,12 +357,14 @@ export class StarSet extends StarObject implements Mutable {
   }
   /** Membership test. Throws {@link UnhashableError}. */
   has(v: Value): boolean {
-    return this.map.has(hashKey(v));
+    const k = hashKey(v);
+    return this.map.has(k) && (!(v instanceof Tuple) || hit(k, true));
   }
   /** Adds without mutability checks. */
   addUnchecked(v: Value): void {
     const k = hashKey(v);
     if (!this.map.has(k)) this.map.set(k, v);
+    else if (v instanceof Tuple) hit(k, null);
   }
   /** Elements in insertion order. */
   elems(): Value[] {

@@ -57,7 +57,7 @@ export interface ThreadOptions {
   maxSteps?: number;
   /** Allocation budget in bytes (approximate, charged by operations that allocate); default unbounded. */
   maxMemory?: number;
-  /** Maximum call depth (default 1000, like a generous recursion limit). */
+  /** Maximum call depth (default 1000; with the `recursion` dialect option, 100,000 like the reference). */
   maxCallDepth?: number;
   /**
    * Largest int, in bits of its magnitude (default 2^18 = 262,144 bits, 78,913 decimal digits; at least
@@ -124,7 +124,9 @@ export class Thread {
     this.name = options.name ?? "";
     this.maxSteps = options.maxSteps ?? Infinity;
     this.maxMemory = options.maxMemory ?? Infinity;
-    this.maxCallDepth = options.maxCallDepth ?? 1000;
+    this.dialect = Object.freeze({ ...DEFAULT_DIALECT, ...options.dialect });
+    // With recursion on, the reference's limit (deep calls run on the heap, see eval/deep.ts).
+    this.maxCallDepth = options.maxCallDepth ?? (this.dialect.recursion ? 100_000 : 1000);
     const intBits = options.maxIntBits ?? DEFAULT_MAX_INT_BITS;
     // Ints below 2^256 are never checked against the cap (see int_cost.ts), so it must lie above them.
     if (!(intBits >= MIN_INT_BITS)) throw new RangeError(`maxIntBits must be at least ${MIN_INT_BITS}`);
@@ -132,7 +134,6 @@ export class Thread {
     this.checkInterrupt = options.checkInterrupt;
     this.print = options.print ?? (() => {});
     this.load = options.load;
-    this.dialect = Object.freeze({ ...DEFAULT_DIALECT, ...options.dialect });
   }
 
   /**

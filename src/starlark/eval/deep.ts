@@ -1,0 +1,303 @@
+/**
+ * Deep calls on an explicit stack.
+ *
+ * Compiled closures evaluate a Starlark call by a JS call, so every Starlark frame costs JS stack (a few
+ * hundred bytes: about 1,800 frames fit in V8's default stack). Past {@link DEEP_START} nested calls of
+ * functions compiled with recursion on, a call runs here instead: the callee's body runs as a generator
+ * (deep_compile.ts) that *yields* each Starlark→Starlark call it makes as a {@link CallRequest}; this
+ * loop keeps the activations on an array and resumes the caller with the result, so nested calls cost
+ * heap, not stack, and depth is bounded by `maxCallDepth` and the budgets. Each activation does what
+ * {@link runFunction} does (steps, depth and recursion checks, argument binding, cells, traceback
+ * frames on errors), in the same order.
+ *
+ * Constructs the generator compiler does not handle (comprehensions, `*args` calls, calls from
+ * built-ins...) run as ordinary closures inside an activation; a call they make re-enters here on a
+ * nested loop, which costs a few JS frames per such crossing, and running out of JS stack is the usual
+ * `depth` resource error.
+ *
+ * @module
+ */
+import {
+  EvalError,
+  iterate,
+  type Kwargs,
+  List,
+  Range,
+  type Thread,
+  Tuple,
+  typeName,
+  type Value,
+  type ValueIterator,
+} from "../values/mod.ts";
+import { bindArgs, chargeSteps, depthError } from "./calls.ts";
+import { errorAt, leaveFunction, leaveFunctions } from "./errors.ts";
+import {
+  BREAK,
+  callDepth,
+  Cell,
+  F_RESULT,
+  F_THREAD,
+  type Frame,
+  type FuncCode,
+  newFrame,
+  NORMAL,
+  type Pos,
+  RETURN,
+  type StarFunction,
+} from "./function.ts";
+
+/**
+ * Nested Starlark calls on the JS stack from which calls of recursion-enabled functions run on the
+ * explicit stack: counted from the activation of the innermost explicit stack, so that calls nested
+ * through built-ins (a `sorted` key calling back) or ordinary closures inside it first run as fast as
+ * ever, and only their own deep nesting starts another explicit stack.
+ */
+export const DEEP_START = 100;
+
+/**
+ * Steps charged per activation beside the call's own: an activation on the explicit stack costs about
+ * as much time as this many ordinary steps (its generators), and the budgets must see that.
+ */
+export const DEEP_FRAME_STEPS = 64;
+
+/** The call depth of the activation the innermost explicit stack is running (see {@link DEEP_START}). */
+export const deepBase = { n: 0 };
+
+/**
+ * Memory charged for each activation while it is live (its frame, generators and their state: 0.8 to
+ * 1.3 KB measured for small bodies), and given back when it ends: deep recursion holds real heap, while
+ * ordinary depth is bounded by the JS stack. A loop running in an activation adds
+ * {@link DEEP_LOOP_BYTES} while it runs.
+ */
+export const DEEP_FRAME_BYTES = 1536;
+
+/** Memory charged while a loop of a deep activation runs (its generators and iteration state). */
+export const DEEP_LOOP_BYTES = 1024;
+
+/** A Starlark→Starlark call made by a deep body, for {@link runDeep} to perform. */
+export interface CallRequest {
+  /** The callee. */
+  readonly fn: StarFunction;
+  /** Positional arguments. */
+  readonly args: Value[];
+  /** Named arguments, or null. */
+  readonly kwargs: Kwargs | null;
+  /** Position of the call in the caller. */
+  readonly site: Pos;
+}
+
+/** A compiled expression of a deep body: yields calls, returns the value. */
+export type DeepExpr = (fr: Frame) => Generator<CallRequest, Value, Value>;
+/** A compiled statement of a deep body: yields calls, returns a completion code. */
+export type DeepStmt = (fr: Frame) => Generator<CallRequest, number, Value>;
+
+interface Activation {
+  readonly code: FuncCode;
+  readonly fr: Frame;
+  readonly site: Pos | null;
+  readonly gen: Generator<CallRequest, number, Value> | null;
+  /** Loops of this activation holding a list or an iterator open (see {@link running}). */
+  open: number;
+}
+
+/**
+ * The activation being resumed. A loop that holds a list or an iterator open counts itself on it, so
+ * that an error unwinding the stack resumes (to run the `finally` that releases them) only the
+ * activations that have something to release: Starlark cannot catch errors, and resuming every
+ * generator with a throw would cost microseconds per frame.
+ */
+export const running: { act: { open: number } } = { act: { open: 0 } };
+
+const NONE: unique symbol = Symbol("none");
+
+/**
+ * Starts an activation: everything {@link runFunction} does before the body. Returns undefined when
+ * the callee's body has no deep form and was run to completion here (its value is in the frame).
+ */
+function enter(
+  th: Thread,
+  fn: StarFunction,
+  fr: Frame,
+  site: Pos | null,
+  args: readonly Value[] | undefined,
+  kwargs: Kwargs | null | undefined,
+): Activation {
+  const code = fn.code;
+  chargeSteps(th, code.bodySteps + DEEP_FRAME_STEPS);
+  if (callDepth.n >= th.maxCallDepth) throw depthError(th);
+  if (code.active > 0 && !code.recursion) {
+    throw leaveFunction(new EvalError(`function ${code.name} called recursively`), code, site);
+  }
+  th.allocate(DEEP_FRAME_BYTES);
+  callDepth.n++;
+  code.active++;
+  deepBase.n = callDepth.n;
+  try {
+    if (args !== undefined) bindArgs(fr, fn, args, kwargs ?? null);
+    const cells = code.cellSlots;
+    for (let i = 0; i < cells.length; i++) fr[cells[i]] = new Cell(fr[cells[i]] as Value | undefined);
+    const body = deepBodyOf(code);
+    if (body === null) {
+      // No deep form: the ordinary closures, on the JS stack.
+      const expr = code.expr;
+      if (expr !== null) fr[F_RESULT] = expr(fr);
+      else code.body(fr);
+      return { code, fr, site, gen: null, open: 0 };
+    }
+    return { code, fr, site, gen: body(fr), open: 0 };
+  } catch (e) {
+    exit(th, code);
+    throw leaveFunction(e, code, site);
+  }
+}
+
+/** Ends an activation (after its body returned or failed). */
+function exit(th: Thread, code: FuncCode): void {
+  callDepth.n--;
+  code.active--;
+  th.memory -= DEEP_FRAME_BYTES;
+}
+
+function deepBodyOf(code: FuncCode): DeepStmt | null {
+  if (code.deepBody === undefined) code.deepBody = code.deepMaker === null ? null : code.deepMaker(code);
+  return code.deepBody as DeepStmt | null;
+}
+
+/**
+ * Runs `fn` in frame `fr` (arguments bound like {@link runFunction}: already in the frame unless
+ * `args` is given) and every Starlark call it makes in turn, on an explicit stack.
+ */
+export function runDeep(
+  th: Thread,
+  fn: StarFunction,
+  fr: Frame,
+  site: Pos | null,
+  args?: readonly Value[],
+  kwargs?: Kwargs | null,
+): Value {
+  const outerBase = deepBase.n;
+  try {
+    return trampoline(th, enter(th, fn, fr, site, args, kwargs));
+  } finally {
+    deepBase.n = outerBase;
+  }
+}
+
+function trampoline(th: Thread, root: Activation): Value {
+  const acts: Activation[] = [root];
+  let send: Value = null;
+  let err: unknown = NONE;
+  // Frames an error has left since it was last annotated: a caller rethrows what its callee threw
+  // (Starlark cannot catch), and those frames are added in one go (see leaveFunctions).
+  let left: Activation[] = [];
+  for (;;) {
+    const a = acts[acts.length - 1];
+    let req: CallRequest | undefined;
+    // Only an activation with a generator is ever resumed: one without ran to completion in enter().
+    if (a.gen !== null && err !== NONE && a.open === 0) {
+      // The caller would only rethrow: drop it without resuming it.
+      acts.pop();
+      exit(th, a.code);
+      left.push(a);
+      if (acts.length === 0) throw leaveFunctions(err, left);
+      continue;
+    }
+    if (a.gen !== null) {
+      deepBase.n = callDepth.n;
+      running.act = a;
+      try {
+        const r = err === NONE ? a.gen.next(send) : a.gen.throw(err);
+        err = NONE;
+        if (r.done !== true) req = r.value;
+      } catch (e) {
+        acts.pop();
+        exit(th, a.code);
+        if (e === err) {
+          left.push(a);
+        } else {
+          left = [];
+          err = leaveFunction(e, a.code, a.site);
+        }
+        if (acts.length === 0) throw left.length === 0 ? err : leaveFunctions(err, left);
+        continue;
+      }
+    }
+    if (req === undefined) {
+      // The activation returned.
+      acts.pop();
+      exit(th, a.code);
+      send = a.fr[F_RESULT] as Value;
+      if (acts.length === 0) return send;
+      continue;
+    }
+    const callee = req.fn, code = callee.code;
+    const nf = newFrame(code, th, callee.module, callee.freevars);
+    try {
+      acts.push(enter(th, callee, nf, req.site, req.args, req.kwargs));
+      send = null;
+    } catch (e) {
+      err = e; // the callee's frame is on it already
+      left = [];
+    }
+  }
+}
+
+/**
+ * Runs `step` for each element of `x` like loops.ts's runLoop (lists held against mutation, a step
+ * charge of `weight` per iteration, `BREAK` and `RETURN` honoured), as a generator.
+ */
+export function* iterateDeep(
+  fr: Frame,
+  x: Value,
+  pos: { line: number; col: number },
+  weight: number,
+  step: (v: Value) => Generator<CallRequest, number, Value>,
+): Generator<CallRequest, number, Value> {
+  const th = fr[F_THREAD] as Thread;
+  const act = running.act;
+  // The loop's own memory is live while it runs (see DEEP_LOOP_BYTES), charged before it holds anything.
+  th.allocate(DEEP_LOOP_BYTES);
+  let it: ValueIterator | undefined;
+  let list: List | undefined;
+  let elems: readonly Value[] | undefined;
+  let range: Range | undefined;
+  if (x instanceof List) {
+    list = x;
+    elems = x.elems;
+    x.itercount++;
+  } else if (x instanceof Tuple) {
+    elems = x.elems;
+  } else if (x instanceof Range && x.big === undefined) {
+    range = x;
+  } else {
+    try {
+      it = iterate(x);
+    } catch {
+      th.memory -= DEEP_LOOP_BYTES;
+      throw errorAt(`${typeName(x)} value is not iterable`, pos);
+    }
+  }
+  const holds = list !== undefined || it !== undefined;
+  if (holds) act.open++;
+  try {
+    for (let i = 0;; i++) {
+      let v: Value | undefined;
+      if (elems !== undefined) v = i < elems.length ? elems[i] : undefined;
+      else if (range !== undefined) v = i < range.length ? range.start + i * range.step : undefined;
+      else v = it!.next();
+      if (v === undefined) break;
+      chargeSteps(th, weight);
+      const r = yield* step(v);
+      if (r !== NORMAL) {
+        if (r === BREAK) break;
+        if (r === RETURN) return RETURN;
+      }
+    }
+  } finally {
+    th.memory -= DEEP_LOOP_BYTES;
+    if (list !== undefined) list.itercount--;
+    it?.done();
+    if (holds) act.open--;
+  }
+  return NORMAL;
+}

@@ -1,0 +1,542 @@
+/**
+ * The generator form of a function body, which deep calls run on the explicit stack of deep.ts.
+ *
+ * Only the parts of a body that can make a Starlark call need a generator: a statement or expression
+ * without a call runs the very closure the ordinary compiler made for it (recorded, with recursion on,
+ * in `Compiler.fastExprs`/`fastStmts`), so it behaves, charges and reports errors exactly as it does
+ * in an ordinary call. A node with a call is rebuilt from its parts: its operands are evaluated in the
+ * same order, and its own operation runs the same helper with the positions the ordinary compiler
+ * records for it (the operator, `[`, `.` or `(`). A Starlark→Starlark call is yielded to the
+ * trampoline; any other callee is called directly. A construct not handled here (comprehensions,
+ * `*args` calls, slices and dict displays around calls, assignments to fields or elements) runs its
+ * ordinary closure, whose calls nest on the JS stack.
+ *
+ * @module
+ */
+import { callValue, chargeSteps } from "./calls.ts";
+import type { Compiler } from "./compile.ts";
+import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from "./compile_expr.ts";
+import { augmentedValue, compileAssign } from "./compile_stmt.ts";
+import { binaryOp, fastIntOp, isTrue, unaryOp } from "./arith.ts";
+import { type CallRequest, type DeepExpr, type DeepStmt, iterateDeep } from "./deep.ts";
+import {
+  BREAK,
+  type ExprFn,
+  F_LOCALS,
+  F_RESULT,
+  F_THREAD,
+  type Frame,
+  NORMAL,
+  RETURN,
+  StarFunction,
+  type StmtFn,
+} from "./function.ts";
+import type { BinaryOp, Expr, IfStmt, Stmt } from "../syntax/ast.ts";
+import { type Kwargs, List, type Thread, type Value } from "../values/mod.ts";
+import type { Setter } from "./compile_stmt.ts";
+
+/** Expression nesting the deep compiler handles; deeper call-bearing expressions run their ordinary closure. */
+const MAX_DEEP_NESTING = 200;
+
+/** One operand: its ordinary closure, or its generator when it can call. */
+interface Part {
+  readonly fast: ExprFn | null;
+  readonly deep: DeepExpr | null;
+}
+
+/** A statement: its ordinary closure, or its generator when it can call. */
+interface SPart {
+  readonly fast: StmtFn | null;
+  readonly deep: DeepStmt | null;
+}
+
+/**
+ * Builds the generator form of a function body; null when the body makes no call (its ordinary form
+ * cannot nest) or was not recorded.
+ */
+export function compileDeepBody(c: Compiler, body: readonly Stmt[]): DeepStmt | null {
+  const d = new DeepCompiler(c);
+  if (!body.some((s) => d.stmtCalls(s))) return null;
+  const parts = d.stmts(body);
+  return parts === null ? null : sequence(parts);
+}
+
+function sequence(parts: readonly SPart[]): DeepStmt {
+  const n = parts.length;
+  return function* (fr) {
+    for (let i = 0; i < n; i++) {
+      const p = parts[i];
+      const r = p.deep !== null ? yield* p.deep(fr) : p.fast!(fr);
+      if (r !== NORMAL) return r;
+    }
+    return NORMAL;
+  };
+}
+
+/** A block: charges a step per statement on entry, like compileBlock. */
+function block(parts: readonly SPart[]): DeepStmt {
+  const run = sequence(parts);
+  const n = parts.length;
+  return function* (fr) {
+    if (n > 0) chargeSteps(fr[F_THREAD] as Thread, n);
+    return yield* run(fr);
+  };
+}
+
+class DeepCompiler {
+  private readonly calls = new Map<object, boolean>();
+  constructor(private readonly c: Compiler) {}
+
+  /** Whether evaluating `e` can make a call (lambda bodies excluded: they are not evaluated here). */
+  exprCalls(root: Expr): boolean {
+    const known = this.calls.get(root);
+    if (known !== undefined) return known;
+    // Post-order over the tree with an explicit stack: chains may be arbitrarily long.
+    const stack: { e: Expr; kids: Expr[] | null }[] = [{ e: root, kids: null }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      if (top.kids === null) {
+        top.kids = children(top.e).filter((k) => !this.calls.has(k));
+        for (const k of top.kids) stack.push({ e: k, kids: null });
+        continue;
+      }
+      stack.pop();
+      const e = top.e;
+      this.calls.set(e, e.kind === "CallExpr" || children(e).some((k) => this.calls.get(k) === true));
+    }
+    return this.calls.get(root)!;
+  }
+
+  stmtCalls(s: Stmt): boolean {
+    switch (s.kind) {
+      case "ExprStmt":
+        return this.exprCalls(s.x);
+      case "AssignStmt":
+        return this.exprCalls(s.lhs) || this.exprCalls(s.rhs);
+      case "ReturnStmt":
+        return s.result !== undefined && this.exprCalls(s.result);
+      case "IfStmt":
+      case "WhileStmt": {
+        if (this.exprCalls(s.cond)) return true;
+        if (s.kind === "WhileStmt") return s.body.some((t) => this.stmtCalls(t));
+        return s.then.some((t) => this.stmtCalls(t)) || s.else.some((t) => this.stmtCalls(t));
+      }
+      case "ForStmt":
+        return this.exprCalls(s.x) || s.body.some((t) => this.stmtCalls(t));
+      case "DefStmt":
+        return s.params.some((p) => p.kind === "default" && this.exprCalls(p.default));
+      default:
+        return false;
+    }
+  }
+
+  /** The statements of a block that do something, each in its best form; null if one was not recorded. */
+  stmts(list: readonly Stmt[]): SPart[] | null {
+    const fast = this.c.fastStmts!;
+    const out: SPart[] = [];
+    for (const s of list) {
+      if (!fast.has(s)) return null;
+      const f = fast.get(s);
+      if (f === undefined) continue;
+      const deep = this.stmtCalls(s) ? this.stmt(s) : null;
+      out.push({ fast: f, deep });
+    }
+    return out;
+  }
+
+  private stmt(s: Stmt): DeepStmt | null {
+    switch (s.kind) {
+      case "ExprStmt": {
+        const X = this.expr(s.x, 0);
+        if (X === null) return null;
+        return function* (fr) {
+          yield* X(fr);
+          return NORMAL;
+        };
+      }
+      case "ReturnStmt": {
+        const X = this.expr(s.result!, 0);
+        if (X === null) return null;
+        return function* (fr) {
+          fr[F_RESULT] = yield* X(fr);
+          return RETURN;
+        };
+      }
+      case "AssignStmt":
+        return s.op === "=" ? this.assign(s.lhs, s.rhs, { line: s.opLine, col: s.opCol }) : this.augmented(s);
+      case "IfStmt":
+        return this.ifChain(s);
+      case "ForStmt":
+        return this.forLoop(s);
+      case "WhileStmt": {
+        const C = this.part(s.cond, 0);
+        const body = this.stmts(s.body);
+        if (C === null || body === null) return null;
+        const B = sequence(body);
+        const weight = 1 + body.length;
+        return function* (fr) {
+          const th = fr[F_THREAD] as Thread;
+          while (isTrue(C.deep !== null ? yield* C.deep(fr) : C.fast!(fr))) {
+            chargeSteps(th, weight);
+            const r = yield* B(fr);
+            if (r !== NORMAL) {
+              if (r === BREAK) break;
+              if (r === RETURN) return RETURN;
+            }
+          }
+          return NORMAL;
+        };
+      }
+      default:
+        return null;
+    }
+  }
+
+  /** `lhs = rhs` for a target of names (the targets whose setters evaluate nothing). */
+  private assign(lhs: Expr, rhs: Expr, pos: { line: number; col: number }): DeepStmt | null {
+    const set = this.nameSetter(lhs, pos);
+    const R = this.expr(rhs, 0);
+    if (set === null || R === null) return null;
+    return function* (fr) {
+      set(fr, yield* R(fr));
+      return NORMAL;
+    };
+  }
+
+  private nameSetter(lhs: Expr, pos: { line: number; col: number }): Setter | null {
+    if (!namesOnly(lhs)) return null;
+    const t = unparen(lhs);
+    if (t.kind === "Ident") {
+      const b = t.binding!;
+      if (b.scope === "local") {
+        const k = F_LOCALS + b.index;
+        return (fr, v) => void (fr[k] = v);
+      }
+      return compileSetter(this.c, t);
+    }
+    return compileAssign(this.c, pos, lhs);
+  }
+
+  private augmented(s: Extract<Stmt, { kind: "AssignStmt" }>): DeepStmt | null {
+    const lhs = unparen(s.lhs);
+    if (lhs.kind !== "Ident") return null;
+    const get = this.c.fastExprs!.get(lhs);
+    const R = this.expr(s.rhs, 0);
+    if (get === undefined || R === null) return null;
+    const set = compileSetter(this.c, lhs);
+    const op = s.op.slice(0, -1) as BinaryOp;
+    const pos = { line: s.opLine, col: s.opCol };
+    return function* (fr) {
+      const x = get(fr), y = yield* R(fr);
+      if (typeof x === "number" && typeof y === "number") {
+        const z = fastIntOp(op, x, y);
+        if (z !== undefined) {
+          set(fr, z);
+          return NORMAL;
+        }
+      }
+      set(fr, augmentedValue(fr[F_THREAD] as Thread, op, x, y, pos));
+      return NORMAL;
+    };
+  }
+
+  /** An if statement and its elifs as one loop: a step for each elif reached, like the nested blocks. */
+  private ifChain(s: IfStmt): DeepStmt | null {
+    const conds: Part[] = [], bodies: DeepStmt[] = [];
+    let st: IfStmt = s;
+    for (;;) {
+      const C = this.part(st.cond, 0), T = this.stmts(st.then);
+      if (C === null || T === null) return null;
+      conds.push(C);
+      bodies.push(block(T));
+      const e = st.else;
+      if (e.length === 1 && e[0].kind === "IfStmt") {
+        st = e[0];
+        continue;
+      }
+      break;
+    }
+    const E = this.stmts(st.else);
+    if (E === null) return null;
+    const els = block(E);
+    const n = conds.length;
+    return function* (fr) {
+      for (let i = 0; i < n; i++) {
+        if (i > 0) chargeSteps(fr[F_THREAD] as Thread, 1);
+        const c = conds[i];
+        if (isTrue(c.deep !== null ? yield* c.deep(fr) : c.fast!(fr))) return yield* bodies[i](fr);
+      }
+      return yield* els(fr);
+    };
+  }
+
+  private forLoop(s: Extract<Stmt, { kind: "ForStmt" }>): DeepStmt | null {
+    const X = this.part(s.x, 0);
+    const pos = { line: s.line, col: s.col };
+    const set = this.nameSetter(s.vars, pos);
+    const body = this.stmts(s.body);
+    if (X === null || set === null || body === null) return null;
+    const B = sequence(body);
+    const weight = 1 + body.length;
+    return function* (fr) {
+      const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+      return yield* iterateDeep(fr, x, pos, weight, function* (v) {
+        set(fr, v);
+        return yield* B(fr);
+      });
+    };
+  }
+
+  /** An operand: its ordinary closure when it cannot call, else its generator; null if neither is known. */
+  private part(e: Expr, depth: number): Part | null {
+    if (!this.exprCalls(e)) {
+      const f = this.c.fastExprs!.get(e);
+      return f === undefined ? null : { fast: f, deep: null };
+    }
+    const d = this.expr(e, depth);
+    if (d !== null) return { fast: null, deep: d };
+    const f = this.c.fastExprs!.get(e);
+    return f === undefined ? null : { fast: f, deep: null };
+  }
+
+  /** The generator of an expression that can call; null when it must run its ordinary closure. */
+  private expr(e: Expr, depth: number): DeepExpr | null {
+    if (depth > MAX_DEEP_NESTING) return null;
+    const d = depth + 1;
+    switch (e.kind) {
+      case "ParenExpr":
+        return this.expr(e.x, d);
+      case "CallExpr":
+        return this.call(e, d);
+      case "BinaryExpr": {
+        const X = this.part(e.x, d), Y = this.part(e.y, d);
+        if (X === null || Y === null) return null;
+        if (e.op === "and" || e.op === "or") {
+          const and = e.op === "and";
+          return function* (fr) {
+            const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+            return isTrue(x) === and ? (Y.deep !== null ? yield* Y.deep(fr) : Y.fast!(fr)) : x;
+          };
+        }
+        // The ordinary operator closure, its operands read from a box filled just before it runs.
+        const box = { x: null as Value, y: null as Value };
+        const OP = binaryOp(e.op, () => box.x, () => box.y, { line: e.opLine, col: e.opCol });
+        return function* (fr) {
+          const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+          const y = Y.deep !== null ? yield* Y.deep(fr) : Y.fast!(fr);
+          box.x = x;
+          box.y = y;
+          return OP(fr);
+        };
+      }
+      case "UnaryExpr": {
+        const X = this.part(e.x, d);
+        if (X === null) return null;
+        const box = { x: null as Value };
+        const OP = unaryOp(e.op, () => box.x, { line: e.line, col: e.col });
+        return function* (fr) {
+          box.x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+          return OP(fr);
+        };
+      }
+      case "CondExpr": {
+        const C = this.part(e.cond, d), T = this.part(e.then, d), F = this.part(e.else, d);
+        if (C === null || T === null || F === null) return null;
+        return function* (fr) {
+          return isTrue(C.deep !== null ? yield* C.deep(fr) : C.fast!(fr))
+            ? (T.deep !== null ? yield* T.deep(fr) : T.fast!(fr))
+            : (F.deep !== null ? yield* F.deep(fr) : F.fast!(fr));
+        };
+      }
+      case "IndexExpr": {
+        const X = this.part(e.x, d), I = this.part(e.index, d);
+        if (X === null || I === null) return null;
+        const pos = { line: e.lbrackLine, col: e.lbrackCol };
+        return function* (fr) {
+          const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr),
+            i = I.deep !== null ? yield* I.deep(fr) : I.fast!(fr);
+          const v = quickIndex(x, i);
+          return v !== undefined ? v : indexAt(fr[F_THREAD] as Thread, x, i, pos);
+        };
+      }
+      case "DotExpr": {
+        const X = this.part(e.x, d);
+        if (X === null) return null;
+        const pos = { line: e.dotLine, col: e.dotCol }, name = e.name;
+        return function* (fr) {
+          return attrAt(fr[F_THREAD] as Thread, X.deep !== null ? yield* X.deep(fr) : X.fast!(fr), name, pos);
+        };
+      }
+      case "ListExpr":
+      case "TupleExpr": {
+        const parts = this.parts(e.list, d);
+        if (parts === null) return null;
+        const list = e.kind === "ListExpr";
+        return function* (fr) {
+          const out: Value[] = new Array(parts.length);
+          for (let i = 0; i < parts.length; i++) {
+            const p = parts[i];
+            out[i] = p.deep !== null ? yield* p.deep(fr) : p.fast!(fr);
+          }
+          return list ? newList(fr, out) : newTuple(fr, out);
+        };
+      }
+      case "Comprehension":
+        return this.comprehension(e, d);
+      default:
+        return null;
+    }
+  }
+
+  /** A list comprehension, clause by clause like compile_comp.ts (dict comprehensions run their closure). */
+  private comprehension(e: Extract<Expr, { kind: "Comprehension" }>, depth: number): DeepExpr | null {
+    if (e.curly) return null;
+    type Clause = { X: Part; pos: { line: number; col: number }; set: Setter } | { C: Part };
+    const clauses: Clause[] = [];
+    for (const cl of e.clauses) {
+      if (cl.kind === "IfClause") {
+        const C = this.part(cl.cond, depth);
+        if (C === null) return null;
+        clauses.push({ C });
+        continue;
+      }
+      const pos = { line: cl.line, col: cl.col };
+      const X = this.part(cl.x, depth), set = this.nameSetter(cl.vars, pos);
+      if (X === null || set === null) return null;
+      clauses.push({ X, pos, set });
+    }
+    const B = this.part(e.body as Expr, depth);
+    if (B === null) return null;
+    const n = clauses.length;
+    const run = function* (fr: Frame, i: number, acc: Value[]): Generator<CallRequest, void, Value> {
+      if (i === n) {
+        if (acc.length > 0 && (acc.length & 1023) === 0) (fr[F_THREAD] as Thread).allocate(8 * 1024);
+        acc.push(B.deep !== null ? yield* B.deep(fr) : B.fast!(fr));
+        return;
+      }
+      const cl = clauses[i];
+      if ("C" in cl) {
+        if (isTrue(cl.C.deep !== null ? yield* cl.C.deep(fr) : cl.C.fast!(fr))) yield* run(fr, i + 1, acc);
+        return;
+      }
+      const x = cl.X.deep !== null ? yield* cl.X.deep(fr) : cl.X.fast!(fr);
+      // Like a for statement: one step for the iteration, one for evaluating what it leads to.
+      yield* iterateDeep(fr, x, cl.pos, 2, function* (v) {
+        cl.set(fr, v);
+        yield* run(fr, i + 1, acc);
+        return NORMAL;
+      });
+    };
+    return function* (fr) {
+      const acc: Value[] = [];
+      yield* run(fr, 0, acc);
+      return new List(acc);
+    };
+  }
+
+  private parts(list: readonly Expr[], depth: number): Part[] | null {
+    const out: Part[] = [];
+    for (const x of list) {
+      const p = this.part(x, depth);
+      if (p === null) return null;
+      out.push(p);
+    }
+    return out;
+  }
+
+  /** A call with positional and named arguments; a Starlark callee is yielded to the trampoline. */
+  private call(e: Extract<Expr, { kind: "CallExpr" }>, depth: number): DeepExpr | null {
+    if (e.args.some((a) => a.kind === "star" || a.kind === "starstar")) return null;
+    const pos = this.parts(e.args.filter((a) => a.kind === "positional").map((a) => a.value), depth);
+    const named = e.args.flatMap((a) => a.kind === "named" ? [a] : []);
+    const vals = this.parts(named.map((a) => a.value), depth);
+    if (pos === null || vals === null) return null;
+    const names = named.map((a) => a.name);
+    const site = { line: e.lparenLine, col: e.lparenCol };
+    const args = function* (fr: Frame): Generator<CallRequest, [Value[], Kwargs | null], Value> {
+      const a: Value[] = new Array(pos.length);
+      for (let i = 0; i < pos.length; i++) {
+        const p = pos[i];
+        a[i] = p.deep !== null ? yield* p.deep(fr) : p.fast!(fr);
+      }
+      if (vals.length === 0) return [a, null];
+      const kw: Kwargs = [];
+      for (let i = 0; i < vals.length; i++) {
+        const p = vals[i];
+        kw.push([names[i], p.deep !== null ? yield* p.deep(fr) : p.fast!(fr)]);
+      }
+      return [a, kw];
+    };
+    const fn = e.fn;
+    if (fn.kind === "DotExpr") {
+      // A method call: the receiver, then the attribute (whose absence fails before the arguments run).
+      const R = this.part(fn.x, depth);
+      if (R === null) return null;
+      const dot = { line: fn.dotLine, col: fn.dotCol }, name = fn.name;
+      return function* (fr) {
+        const th = fr[F_THREAD] as Thread;
+        const f = attrAt(th, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr), name, dot);
+        const [a, kw] = yield* args(fr);
+        if (f instanceof StarFunction) return yield { fn: f, args: a, kwargs: kw, site };
+        return callValue(th, f, a, kw, site);
+      };
+    }
+    const F = this.part(fn, depth);
+    if (F === null) return null;
+    return function* (fr) {
+      const f = F.deep !== null ? yield* F.deep(fr) : F.fast!(fr);
+      const [a, kw] = yield* args(fr);
+      if (f instanceof StarFunction) return yield { fn: f, args: a, kwargs: kw, site };
+      return callValue(fr[F_THREAD] as Thread, f, a, kw, site);
+    };
+  }
+}
+
+function unparen(e: Expr): Expr {
+  while (e.kind === "ParenExpr") e = e.x;
+  return e;
+}
+
+/** Whether an assignment target is made of names only (its setter evaluates nothing). */
+function namesOnly(e: Expr): boolean {
+  const t = unparen(e);
+  if (t.kind === "Ident") return true;
+  return (t.kind === "TupleExpr" || t.kind === "ListExpr") && t.list.every(namesOnly);
+}
+
+/** The expressions a node evaluates itself (a lambda's defaults, not its body). */
+function children(e: Expr): Expr[] {
+  switch (e.kind) {
+    case "Ident":
+    case "Literal":
+      return [];
+    case "ParenExpr":
+    case "UnaryExpr":
+    case "DotExpr":
+      return [e.x];
+    case "ListExpr":
+    case "TupleExpr":
+      return e.list;
+    case "DictExpr":
+      return e.list.flatMap((en) => [en.key, en.value]);
+    case "BinaryExpr":
+      return [e.x, e.y];
+    case "CondExpr":
+      return [e.cond, e.then, e.else];
+    case "IndexExpr":
+      return [e.x, e.index];
+    case "SliceExpr":
+      return [e.x, ...(e.lo ? [e.lo] : []), ...(e.hi ? [e.hi] : []), ...(e.step ? [e.step] : [])];
+    case "CallExpr":
+      return [e.fn, ...e.args.map((a) => a.value)];
+    case "LambdaExpr":
+      return e.params.flatMap((p) => p.kind === "default" ? [p.default] : []);
+    case "Comprehension": {
+      const out: Expr[] = [];
+      for (const cl of e.clauses) out.push(cl.kind === "ForClause" ? cl.x : cl.cond);
+      if (e.body.kind === "DictEntry") out.push(e.body.key, e.body.value);
+      else out.push(e.body);
+      return out;
+    }
+  }
+}
