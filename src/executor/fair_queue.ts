@@ -3,11 +3,15 @@
  *
  * @module
  */
-import type { PoolExecution } from "./pool_parts.ts";
+/** What waits: anything that knows its request's subject. */
+export interface Queued {
+  /** The request, for its subject. */
+  readonly request: { readonly subjectId: string };
+}
 
 /** Waiting executions by subject; the map's order is the round-robin rotation. */
-export class FairQueue {
-  readonly #bySubject = new Map<string, PoolExecution[]>();
+export class FairQueue<T extends Queued> {
+  readonly #bySubject = new Map<string, T[]>();
   #size = 0;
 
   /** Executions waiting. */
@@ -21,7 +25,7 @@ export class FairQueue {
   }
 
   /** Adds `exec` behind the other executions of its subject (a new subject joins the rotation last). */
-  push(exec: PoolExecution): void {
+  push(exec: T): void {
     const s = exec.request.subjectId;
     const list = this.#bySubject.get(s);
     if (list === undefined) this.#bySubject.set(s, [exec]);
@@ -30,7 +34,7 @@ export class FairQueue {
   }
 
   /** Removes `exec` (an execution that gave up waiting). */
-  remove(exec: PoolExecution): void {
+  remove(exec: T): void {
     const s = exec.request.subjectId;
     const list = this.#bySubject.get(s);
     const i = list?.indexOf(exec) ?? -1;
@@ -46,7 +50,7 @@ export class FairQueue {
   }
 
   /** The oldest waiter of the first subject in rotation accepted by `ok`; that subject moves back. */
-  take(ok: (subject: string) => boolean): PoolExecution | undefined {
+  take(ok: (subject: string) => boolean): T | undefined {
     for (const [s, list] of this.#bySubject) {
       if (!ok(s)) continue;
       const exec = list.shift()!;
@@ -59,7 +63,7 @@ export class FairQueue {
   }
 
   /** Removes and returns every waiting execution. */
-  drain(): PoolExecution[] {
+  drain(): T[] {
     const all = [...this.#bySubject.values()].flat();
     this.#bySubject.clear();
     this.#size = 0;

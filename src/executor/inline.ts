@@ -25,12 +25,18 @@ import type { Dialect } from "../starlark/mod.ts";
 import type { CapabilityStub, ExecutionRequest, Executor } from "./contract.ts";
 import { checkRequest, deadlineError, internalError, judgeOutcome, NativeCallHost } from "./host_call.ts";
 import { buildCapabilityEnv, type CapabilityEnv, runProgram, SuspendRun } from "./program.ts";
+import { FairQueue } from "./fair_queue.ts";
+import { positive } from "./pool_parts.ts";
 import { memoryBudget } from "./protocol.ts";
 
 /** Options of an {@link InlineExecutor}. */
 export interface InlineExecutorOptions {
   /** Executions in flight at once (the `maxConcurrentExecutions` limit). Default 8. */
   readonly maxConcurrentExecutions?: number;
+  /** Most slots one subject's executions hold at once. Default: half the slots, rounded up. */
+  readonly maxSlotsPerSubject?: number;
+  /** Most executions of one subject waiting; more are refused with `resource_limit`. Default 64. */
+  readonly maxQueuedPerSubject?: number;
   /** Engine dialect options (default: the reference's defaults, all off). */
   readonly dialect?: Partial<Dialect>;
 }
@@ -42,6 +48,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 interface Waiter {
+  readonly request: { readonly subjectId: string };
   readonly grant: () => void;
 }
 
@@ -50,8 +57,11 @@ export class InlineExecutor implements Executor {
   readonly #max: number;
   readonly #dialect: Partial<Dialect> | undefined;
   readonly #envs = new WeakMap<readonly CapabilityStub[], CapabilityEnv>();
-  readonly #waiters: Waiter[] = [];
+  readonly #maxPerSubject: number;
+  readonly #maxQueued: number;
+  readonly #waiters = new FairQueue<Waiter>();
   readonly #running = new Set<AbortController>();
+  readonly #held = new Map<string, number>();
   #active = 0;
   #closed = false;
 
@@ -62,6 +72,11 @@ export class InlineExecutor implements Executor {
       throw new CodeModeError("invalid_registration", "maxConcurrentExecutions must be positive");
     }
     this.#max = max === 0 ? 8 : Math.floor(max);
+    this.#maxPerSubject = Math.min(
+      this.#max,
+      Math.floor(positive(options.maxSlotsPerSubject, Math.ceil(this.#max / 2), "maxSlotsPerSubject")),
+    );
+    this.#maxQueued = Math.floor(positive(options.maxQueuedPerSubject, 64, "maxQueuedPerSubject"));
     this.#dialect = options.dialect;
   }
 
@@ -103,6 +118,13 @@ export class InlineExecutor implements Executor {
     const deadline = request.startedAt + budgets.maxExecutionTime;
     if (!(deadline - performance.now() > 0)) throw deadlineError(budgets.maxExecutionTime);
 
+    const subject = request.subjectId;
+    if (this.#waiters.count(subject) >= this.#maxQueued) {
+      throw new CodeModeError(
+        "resource_limit",
+        `more than ${this.#maxQueued} executions of this subject are waiting`,
+      );
+    }
     const controller = new AbortController();
     const timeoutReason = deadlineError(budgets.maxExecutionTime);
     const timer = setTimeout(() => controller.abort(timeoutReason), deadline - performance.now());
@@ -111,7 +133,7 @@ export class InlineExecutor implements Executor {
     this.#running.add(controller);
     let holding = false;
     try {
-      await this.#acquire(controller.signal);
+      await this.#acquire(request, controller.signal);
       holding = true;
       // On a deadline or cancellation the rejection is the controller's reason: the deadline error
       // (resource_limit caused by a TimeoutError) or the caller's own reason.
@@ -120,7 +142,7 @@ export class InlineExecutor implements Executor {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       this.#running.delete(controller);
-      if (holding) this.#releaseSlot();
+      if (holding) this.#releaseSlot(subject);
     }
   }
 
@@ -131,32 +153,57 @@ export class InlineExecutor implements Executor {
     return Promise.resolve();
   }
 
-  #acquire(signal: AbortSignal): Promise<void> {
-    if (this.#active < this.#max) {
-      this.#active++;
+  // Slots are granted like the pools grant theirs: round-robin across subjects, and a subject holds at
+  // most its share, so one subject's flood cannot keep the others' executions waiting for a slot.
+  #acquire(request: ExecutionRequest, signal: AbortSignal): Promise<void> {
+    const subject = request.subjectId;
+    if (this.#active < this.#max && this.#underShare(subject) && this.#waiters.size === 0) {
+      this.#hold(subject);
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
+        request,
         grant: () => {
           signal.removeEventListener("abort", onAbort);
           resolve();
         },
       };
       const onAbort = () => {
-        const i = this.#waiters.indexOf(waiter);
-        if (i >= 0) this.#waiters.splice(i, 1);
+        this.#waiters.remove(waiter);
         reject(signal.reason);
+        this.#grant();
       };
       signal.addEventListener("abort", onAbort, { once: true });
       this.#waiters.push(waiter);
+      this.#grant();
     });
   }
 
-  #releaseSlot(): void {
-    const next = this.#waiters.shift();
-    if (next !== undefined) next.grant();
-    else this.#active--;
+  #underShare(subject: string): boolean {
+    return (this.#held.get(subject) ?? 0) < this.#maxPerSubject;
+  }
+
+  #hold(subject: string): void {
+    this.#active++;
+    this.#held.set(subject, (this.#held.get(subject) ?? 0) + 1);
+  }
+
+  #releaseSlot(subject: string): void {
+    this.#active--;
+    const n = (this.#held.get(subject) ?? 1) - 1;
+    if (n <= 0) this.#held.delete(subject);
+    else this.#held.set(subject, n);
+    this.#grant();
+  }
+
+  #grant(): void {
+    while (this.#active < this.#max) {
+      const next = this.#waiters.take((s) => this.#underShare(s));
+      if (next === undefined) return;
+      this.#hold(next.request.subjectId);
+      next.grant();
+    }
   }
 
   #env(stubs: readonly CapabilityStub[]): CapabilityEnv {

@@ -98,7 +98,7 @@ Deno.test("inline: deadline and cancellation while awaiting a native call", asyn
 });
 
 Deno.test("inline: concurrency bound and close", async () => {
-  const ex = new InlineExecutor({ maxConcurrentExecutions: 2 });
+  const ex = new InlineExecutor({ maxConcurrentExecutions: 2, maxSlotsPerSubject: 2 });
   let inFlight = 0;
   let peak = 0;
   const dispatch = async () => {
@@ -119,4 +119,34 @@ Deno.test("inline: concurrency bound and close", async () => {
   await ex.close();
   assert.ok(isCode(await pending, "internal"));
   assert.ok(isCode(await rejection(ex.run(request("def main():\n    return 1\n"))), "internal"));
+});
+
+Deno.test("inline: slots go round-robin across subjects; one subject holds its share and queues boundedly", async () => {
+  const ex = new InlineExecutor({ maxConcurrentExecutions: 2, maxQueuedPerSubject: 20 }); // share: 1 slot
+  const order: string[] = [];
+  const dispatch = (who: string) => async () => {
+    order.push(who);
+    await sleep(5);
+    return { waited: 5 };
+  };
+  const slow = "def main():\n    return slow.wait(ms=5)\n";
+  const flood = Array.from(
+    { length: 10 },
+    () => ex.run(request(slow, { subjectId: "flood", dispatch: dispatch("flood") })),
+  );
+  await sleep(1);
+  const other = Array.from(
+    { length: 3 },
+    () => ex.run(request(slow, { subjectId: "other", dispatch: dispatch("other") })),
+  );
+  await Promise.all([...flood, ...other]);
+  // Served in turn with the flood, not after it (FIFO would put all three after the ten).
+  assert.ok(order.lastIndexOf("other") < 8, order.join(","));
+  assert.equal(order.length, 13);
+  // One runs, twenty wait, the rest are refused at once.
+  const many = await Promise.all(
+    Array.from({ length: 25 }, () => ex.run(request(slow, { subjectId: "flood" })).catch((e) => e)),
+  );
+  assert.equal(many.filter((r) => isCode(r, "resource_limit")).length, 4);
+  await ex.close();
 });

@@ -132,7 +132,7 @@ export class SlotScheduler<S extends Slot> {
   readonly #all = new Set<S>();
   readonly #fresh: S[] = [];
   readonly #idle = new Map<string, S[]>();
-  readonly #queue = new FairQueue();
+  readonly #queue = new FairQueue<PoolExecution>();
   readonly #active = new Map<string, number>();
   #nextExecId = 1;
   #live = 0;
