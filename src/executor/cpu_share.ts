@@ -57,6 +57,12 @@ export class CpuShare {
   }
 
   #update(): void {
+    // Throttling needs more long runners than the room (cores - 1) and a short one beside them: more
+    // runners than cores. Below that (the usual case) there is nothing to compute and no timer to keep.
+    if (this.#running.size <= this.#cores) {
+      this.#unthrottle();
+      return;
+    }
     const now = performance.now();
     const long: { runner: Runner; entry: { duty: number } }[] = [];
     let short = 0;
@@ -79,12 +85,21 @@ export class CpuShare {
         runner.channel.setDuty(duty);
       }
     }
-    if (this.#running.size > 0 && this.#timer === undefined) {
+    if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.#update(), TICK_MS);
       Deno.unrefTimer(this.#timer as unknown as number);
-    } else if (this.#running.size === 0 && this.#timer !== undefined) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
+    }
+  }
+
+  #unthrottle(): void {
+    if (this.#timer === undefined) return; // nothing was throttled since the last time
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    for (const [runner, entry] of this.#running) {
+      if (entry.duty !== 0) {
+        entry.duty = 0;
+        runner.channel.setDuty(0);
+      }
     }
   }
 }

@@ -28,7 +28,17 @@ import {
   typeName,
   type Value,
 } from "../values/mod.ts";
-import type { AssignStmt, BinaryOp, Expr, ForStmt, IfStmt, LoadStmt, Position, Stmt } from "../syntax/ast.ts";
+import {
+  type AssignStmt,
+  type BinaryOp,
+  elifOf,
+  type Expr,
+  type ForStmt,
+  type IfStmt,
+  type LoadStmt,
+  type Position,
+  type Stmt,
+} from "../syntax/ast.ts";
 import { fastIntOp, isTrue } from "./arith.ts";
 import { chargeSteps, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
@@ -226,11 +236,6 @@ function compileStmtInner(c: Compiler, s: Stmt): StmtFn | undefined {
 /** Number of `elif`s from which an if statement runs as one loop over its branches. */
 const ELIF_LOOP = 8;
 
-/** The `elif` of an if statement: the IfStmt that is its whole `else` block. */
-function elifOf(s: IfStmt): IfStmt | undefined {
-  return s.else.length === 1 && s.else[0].kind === "IfStmt" ? s.else[0] : undefined;
-}
-
 /** How many `elif`s follow `s`, counted up to {@link ELIF_LOOP}. */
 function elifCount(s: IfStmt): number {
   let n = 0;
@@ -421,6 +426,18 @@ function setFieldAt(x: Value, name: string, v: Value, pos: Pos): void {
 // ---------------------------------------------------------------------------
 // Augmented assignment
 
+/** Stores `x op y` through `set`, for `name op= y`: small ints directly, anything else as {@link augmentedValue}. */
+export function storeAugmented(fr: Frame, set: Setter, op: BinaryOp, x: Value, y: Value, pos: Pos): void {
+  if (typeof x === "number" && typeof y === "number") {
+    const z = fastIntOp(op, x, y);
+    if (z !== undefined) {
+      set(fr, z);
+      return;
+    }
+  }
+  set(fr, augmentedValue(fr[F_THREAD] as Thread, op, x, y, pos));
+}
+
 /** `x op= y` for the value part: in-place for `list += iterable` and `dict |= dict`. Errors at `pos`. */
 export function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos): Value {
   try {
@@ -495,15 +512,7 @@ function compileAugmented(c: Compiler, s: AssignStmt): StmtFn {
       c.setPos({ line: s.opLine, col: s.opCol });
       const pos = c.pos;
       return (fr) => {
-        const x = get(fr), y = R(fr);
-        if (typeof x === "number" && typeof y === "number") {
-          const z = fastIntOp(op, x, y);
-          if (z !== undefined) {
-            set(fr, z);
-            return NORMAL;
-          }
-        }
-        set(fr, augmentedValue(fr[F_THREAD] as Thread, op, x, y, pos));
+        storeAugmented(fr, set, op, get(fr), R(fr), pos);
         return NORMAL;
       };
     }

@@ -16,8 +16,8 @@
 import { callValue, chargeSteps } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from "./compile_expr.ts";
-import { augmentedValue, compileAssign } from "./compile_stmt.ts";
-import { binaryOp, fastIntOp, isTrue, unaryOp } from "./arith.ts";
+import { compileAssign, storeAugmented } from "./compile_stmt.ts";
+import { binaryOp, isTrue, unaryOp } from "./arith.ts";
 import { type CallRequest, type DeepExpr, type DeepStmt, iterateDeep } from "./deep.ts";
 import {
   BREAK,
@@ -31,7 +31,7 @@ import {
   StarFunction,
   type StmtFn,
 } from "./function.ts";
-import type { BinaryOp, Expr, IfStmt, Stmt } from "../syntax/ast.ts";
+import { type BinaryOp, elifOf, type Expr, type IfStmt, type Stmt } from "../syntax/ast.ts";
 import { type Kwargs, List, type Thread, type Value } from "../values/mod.ts";
 import type { Setter } from "./compile_stmt.ts";
 
@@ -227,15 +227,8 @@ class DeepCompiler {
     const op = s.op.slice(0, -1) as BinaryOp;
     const pos = { line: s.opLine, col: s.opCol };
     return function* (fr) {
-      const x = get(fr), y = yield* R(fr);
-      if (typeof x === "number" && typeof y === "number") {
-        const z = fastIntOp(op, x, y);
-        if (z !== undefined) {
-          set(fr, z);
-          return NORMAL;
-        }
-      }
-      set(fr, augmentedValue(fr[F_THREAD] as Thread, op, x, y, pos));
+      const x = get(fr);
+      storeAugmented(fr, set, op, x, yield* R(fr), pos);
       return NORMAL;
     };
   }
@@ -249,12 +242,9 @@ class DeepCompiler {
       if (C === null || T === null) return null;
       conds.push(C);
       bodies.push(block(T));
-      const e = st.else;
-      if (e.length === 1 && e[0].kind === "IfStmt") {
-        st = e[0];
-        continue;
-      }
-      break;
+      const next = elifOf(st);
+      if (next === undefined) break;
+      st = next;
     }
     const E = this.stmts(st.else);
     if (E === null) return null;

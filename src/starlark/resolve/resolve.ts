@@ -12,18 +12,19 @@
  *
  * @module
  */
-import type {
-  Binding,
-  Comprehension,
-  DefStmt,
-  Expr,
-  File,
-  Ident,
-  IfStmt,
-  LambdaExpr,
-  Param,
-  Position,
-  Stmt,
+import {
+  type Binding,
+  type Comprehension,
+  type DefStmt,
+  elifOf,
+  type Expr,
+  type File,
+  type Ident,
+  type IfStmt,
+  type LambdaExpr,
+  type Param,
+  type Position,
+  type Stmt,
 } from "../syntax/ast.ts";
 import { type Dialect, nearest, StarlarkSyntaxError } from "../values/mod.ts";
 import { checkCallArgs } from "./checks.ts";
@@ -613,11 +614,6 @@ class Resolver {
     this.ifstmts = outerIfs;
     this.pendingScopes.push(info);
   }
-}
-
-/** The `elif` of an if statement: the IfStmt that is its whole `else` block. */
-function elifOf(s: IfStmt): IfStmt | undefined {
-  return s.else.length === 1 && s.else[0].kind === "IfStmt" ? s.else[0] : undefined;
 }
 
 /** The left operand of a binary operator or the operand of a postfix operator; undefined for other nodes. */

@@ -451,3 +451,8 @@ export interface File {
   /** Filled by the resolver: global names in slot order. */
   globals?: string[];
 }
+
+/** The `elif` of an if statement: the IfStmt that is its whole `else` block (`undefined` for none). */
+export function elifOf(s: IfStmt): IfStmt | undefined {
+  return s.else.length === 1 && s.else[0].kind === "IfStmt" ? s.else[0] : undefined;
+}
