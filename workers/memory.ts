@@ -1,25 +1,35 @@
 /**
- * What both sandbox entries measure after a run: the heap in use, collecting first when the run left
- * the heap clearly grown and the host exposed `gc` (`--v8-flags=--expose-gc`, which a child process
- * always gets and Web Workers share with their host). A collected sandbox can be kept instead of being
- * replaced: V8 keeps a heap's freed pages until it collects, and a replacement costs a spawn.
+ * What the sandbox entries measure after a run: the heap in use, collecting first when the run left the
+ * heap clearly grown and the host exposed `gc` (`--v8-flags=--expose-gc`, which a child process always
+ * gets and Web Workers share with their host). A collected sandbox can be kept instead of being replaced:
+ * V8 keeps a heap's freed objects until it collects, and a replacement costs a spawn.
+ *
+ * That collection keeps the freed pages committed; the worker entry also gives them back once it has
+ * been idle a moment ({@link idleRelease}). The process entry blocks on its input between runs, and its
+ * pages leave with the process.
  *
  * @module
  */
+import { exposedGc, IdleRelease } from "../src/executor/idle_release.ts";
 
-const gc = (globalThis as { gc?: () => void }).gc;
+/** Extra heap, over the warmed-up engine's, above which collecting pays off. */
+const GROWN_BYTES = 8 * 1024 * 1024;
 let gcAbove = Infinity;
+
+/** The memory-reducing collection a worker runs after staying idle 100 ms with a grown heap. */
+export const idleRelease: IdleRelease = new IdleRelease(100, GROWN_BYTES);
 
 /** Records the warmed-up engine's heap: a collection pays off only when a run left clearly more. */
 export function noteBaselineHeap(): void {
-  gcAbove = Deno.memoryUsage().heapUsed + 8 * 1024 * 1024;
+  gcAbove = Deno.memoryUsage().heapUsed + GROWN_BYTES;
+  idleRelease.noteBaseline();
 }
 
 /** The heap in use and the resident set after a run, collecting first when the run left the heap grown. */
 export function memoryAfterRun(): { heapUsed: number; rss: number } {
   let m = Deno.memoryUsage();
-  if (gc !== undefined && m.heapUsed > gcAbove) {
-    gc();
+  if (exposedGc !== undefined && m.heapUsed > gcAbove) {
+    exposedGc();
     m = Deno.memoryUsage();
   }
   return { heapUsed: m.heapUsed, rss: m.rss };

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { memoryAfterRun, noteBaselineHeap } from "./memory.ts";
+import { idleRelease, memoryAfterRun, noteBaselineHeap } from "./memory.ts";
 import {
   CatalogCache,
   interruptedError,
@@ -47,6 +47,7 @@ function post(msg: WorkerMessage, transfer: Transferable[] = []): void {
 function run(msg: RunMessage): void {
   const ch = channel;
   if (ch === undefined) throw new Error("run before init");
+  idleRelease.cancel();
   const deadline = performance.now() + msg.remainingMs;
   const id = msg.id;
   let seq = 0;
@@ -105,6 +106,7 @@ function run(msg: RunMessage): void {
   } else {
     post({ t: "done", id, outcome, heapUsed: memoryAfterRun().heapUsed } satisfies DoneMessage);
   }
+  idleRelease.schedule();
 }
 
 function attempt(fn: () => unknown): { refused: boolean; detail: string } {

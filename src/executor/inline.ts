@@ -26,6 +26,7 @@ import type { CapabilityStub, ExecutionRequest, Executor } from "./contract.ts";
 import { checkRequest, deadlineError, internalError, judgeOutcome, NativeCallHost } from "./host_call.ts";
 import { buildCapabilityEnv, type CapabilityEnv, runProgram, SuspendRun } from "./program.ts";
 import { FairQueue } from "./fair_queue.ts";
+import { IdleRelease } from "./idle_release.ts";
 import { positive } from "./pool_parts.ts";
 import { memoryBudget } from "./protocol.ts";
 
@@ -64,6 +65,9 @@ export class InlineExecutor implements Executor {
   readonly #held = new Map<string, number>();
   #active = 0;
   #closed = false;
+  // Programs allocate in the host's own heap here; what they leave committed is returned once the
+  // executor has been idle a moment (when `gc` is exposed).
+  readonly #release = new IdleRelease(200, 64 * 1024 * 1024);
 
   /** Creates the executor. */
   constructor(options: InlineExecutorOptions = {}) {
@@ -78,6 +82,7 @@ export class InlineExecutor implements Executor {
     );
     this.#maxQueued = Math.floor(positive(options.maxQueuedPerSubject, 64, "maxQueuedPerSubject"));
     this.#dialect = options.dialect;
+    this.#release.noteBaseline();
   }
 
   /** Checks that the engine loads and runs a trivial program. */
@@ -149,6 +154,7 @@ export class InlineExecutor implements Executor {
   /** Rejects waiting and running executions with `internal`. Idempotent. */
   close(): Promise<void> {
     this.#closed = true;
+    this.#release.cancel();
     for (const c of this.#running) if (!c.signal.aborted) c.abort(internalError("executor closed"));
     return Promise.resolve();
   }
@@ -185,6 +191,7 @@ export class InlineExecutor implements Executor {
   }
 
   #hold(subject: string): void {
+    this.#release.cancel();
     this.#active++;
     this.#held.set(subject, (this.#held.get(subject) ?? 0) + 1);
   }
@@ -195,6 +202,7 @@ export class InlineExecutor implements Executor {
     if (n <= 0) this.#held.delete(subject);
     else this.#held.set(subject, n);
     this.#grant();
+    if (this.#active === 0 && !this.#closed) this.#release.schedule();
   }
 
   #grant(): void {

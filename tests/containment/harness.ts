@@ -217,7 +217,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 function gc(): void {
-  // The child runs with --expose-gc so RSS is read after a collection; elsewhere this is a no-op.
+  // The child runs with serve's --expose-gc so RSS is read after a collection; elsewhere a no-op.
   (globalThis as { gc?: () => void }).gc?.();
 }
 
@@ -428,9 +428,17 @@ export interface ChildOptions {
 const HERE = new URL("./harness.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 
+/** The V8 flags `deno task serve` gives the product (the child hosts the corpus the way it is served). */
+function serveV8Flags(): string[] {
+  const tasks = (JSON.parse(Deno.readTextFileSync(CONFIG)) as { tasks: Record<string, string> }).tasks;
+  const flags = /--v8-flags=(\S+)/.exec(tasks.serve)?.[1];
+  if (flags === undefined) throw new Error("deno task serve passes no --v8-flags");
+  return flags.split(",");
+}
+
 /** Runs {@link runHarness} in a child Deno process and watches it from outside. */
 export async function runInChild(config: HarnessConfig, options: ChildOptions = {}): Promise<ChildRun> {
-  const v8 = ["--expose-gc", ...(options.v8Flags ?? [])].join(",");
+  const v8 = [...serveV8Flags(), ...(options.v8Flags ?? [])].join(",");
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", "--config", CONFIG, `--v8-flags=${v8}`, HERE, JSON.stringify(config)],
     stdin: "null",
