@@ -4,19 +4,22 @@
  * whole-process wall time of each, the ratios ours/starlark-go and ours/CPython, and their geometric means,
  * then the median peak memory (maximum resident set size) of ours and starlark-go and their ratio.
  *
- *     deno task compare [--runs N] [--only NAME[,NAME...]] [--no-python] [--cpu] [--bundle]
+ *     deno task compare [--runs N] [--only NAME[,NAME...]] [--no-python] [--cpu] [--modules]
  *
  * `--cpu` reports the processes' CPU time (user + system) instead of wall time: on a busy machine it varies
  * much less than wall time. CPU time and peak memory come from GNU `time` at /usr/bin/time; without it
  * `--cpu` fails and the memory columns are left out.
  *
- * `--bundle` runs ours from a single-file bundle of the CLI (`deno bundle src/starlark/cli.ts`, made once
- * into a temp folder) instead of from its module graph: how a shipped CLI would start, about 15 ms and
- * 8 MiB less per process than loading the engine's modules one by one.
+ * Ours starts as `deno task star` starts it, through `src/starlark/cli_launcher.ts`, from a single-file
+ * bundle of the CLI; `--modules` runs `src/starlark/cli.ts` from its module graph instead (15–20 ms and
+ * 8 MiB more per process).
+ *
+ * After the programs, a start-up row: a program whose `main()` returns 0, run at least 11 times, median
+ * wall time (always wall: start-up is what a user waits for) and peak memory — each implementation's floor.
  *
  * How each implementation runs a program (each must print the same checksum, or the script fails):
- * - ours: `deno run -A src/starlark/cli.ts --no-steps --set FILE.star`; the CLI calls `main()` and prints its
- *   repr (`--set` because the reference command enables sets by default).
+ * - ours: `deno run -A src/starlark/cli_launcher.ts --no-steps --set FILE.star`; the CLI calls `main()` and
+ *   prints its repr (`--set` because the reference command enables sets by default).
  * - starlark-go: the `starlark` command on FILE.star plus an appended line `print(main())` (the reference
  *   command does not call `main` by itself). The binary is looked up on PATH, then in `.tools/bin`; if
  *   absent it is built once with `go install go.starlark.net/cmd/starlark@VERSION` into `.tools/bin`
@@ -50,7 +53,7 @@ interface Flags {
   only: Set<string> | undefined;
   python: boolean;
   cpu: boolean;
-  bundle: boolean;
+  modules: boolean;
 }
 
 function parseFlags(args: string[]): Flags {
@@ -58,7 +61,7 @@ function parseFlags(args: string[]): Flags {
   let only: Set<string> | undefined;
   let python = true;
   let cpu = false;
-  let bundle = false;
+  let modules = false;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--runs") {
       runs = Number(args[++i]);
@@ -69,17 +72,17 @@ function parseFlags(args: string[]): Flags {
       python = false;
     } else if (args[i] === "--cpu") {
       cpu = true;
-    } else if (args[i] === "--bundle") {
-      bundle = true;
+    } else if (args[i] === "--modules") {
+      modules = true;
     } else {
       throw new Error(
         `unknown argument ${
           args[i]
-        }; usage: deno task compare [--runs N] [--only a,b] [--no-python] [--cpu] [--bundle]`,
+        }; usage: deno task compare [--runs N] [--only a,b] [--no-python] [--cpu] [--modules]`,
       );
     }
   }
-  return { runs, only, python, cpu, bundle };
+  return { runs, only, python, cpu, modules };
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -132,19 +135,6 @@ async function withDriver(program: string, prelude: string): Promise<string> {
 function lastLine(text: string): string {
   const lines = text.trim().split("\n");
   return lines[lines.length - 1] ?? "";
-}
-
-/** Bundles the CLI into one JS file in the temp folder and returns its path. */
-async function bundleCli(): Promise<string> {
-  tmpDir ??= await Deno.makeTempDir({ prefix: "codemode-compare-" });
-  const out = join(tmpDir, "star.js");
-  const res = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", join(root, "src", "starlark", "cli.ts"), "-o", out],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  if (!res.success) throw new Error("deno bundle of the CLI failed");
-  return out;
 }
 
 function runners(starlarkGo: string, python: boolean, cli: string): Runner[] {
@@ -236,12 +226,48 @@ function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);
 }
 
+/** Median time and peak memory of each implementation on one program, after checking they agree. */
+async function measure(
+  impls: Runner[],
+  program: string,
+  runs: number,
+  cpu: boolean,
+  gnuTime: boolean,
+): Promise<{ medians: number[]; rss: number[] }> {
+  const name = program.replace(/^.*\//, "");
+  const medians: number[] = [];
+  const rss: number[] = [];
+  let expected: string | undefined;
+  for (const impl of impls) {
+    const cmd = await impl.command(program);
+    if (cmd === undefined) throw new Error(`${impl.name} cannot run ${name}`);
+    // One untimed run warms caches (Deno's transpile cache, the CLI bundle, the page cache) and checks
+    // the result.
+    const warm = await timeOnce(cmd, cpu, gnuTime);
+    const sum = impl.checksum(warm);
+    expected ??= sum;
+    if (sum !== expected) {
+      throw new Error(`${name}: ${impl.name} printed ${sum}, but ${impls[0].name} printed ${expected}`);
+    }
+    const times: number[] = [];
+    const peaks: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t = await timeOnce(cmd, cpu, gnuTime);
+      times.push(t.ms);
+      peaks.push(t.rssKiB);
+    }
+    medians.push(median(times));
+    rss.push(median(peaks));
+  }
+  return { medians, rss };
+}
+
 async function main(): Promise<void> {
-  const { runs, only, python, cpu, bundle } = parseFlags(Deno.args);
+  const { runs, only, python, cpu, modules } = parseFlags(Deno.args);
   const gnuTime = await exists(GNU_TIME);
   if (cpu && !gnuTime) throw new Error(`--cpu needs GNU time at ${GNU_TIME}`);
   const starlarkGo = await locateStarlarkGo();
-  const cli = bundle ? await bundleCli() : join(root, "src", "starlark", "cli.ts");
+  const cli = join(root, "src", "starlark", modules ? "cli.ts" : "cli_launcher.ts");
   const impls = runners(starlarkGo, python, cli);
   const programs = [...Deno.readDirSync(programsDir)]
     .filter((e) => e.isFile && e.name.endsWith(".star") && !EXCLUDED.has(e.name))
@@ -253,7 +279,7 @@ async function main(): Promise<void> {
   console.log(
     `starlark-go: ${starlarkGo} (${STARLARK_GO_VERSION}); ${runs} runs per program, median ${
       cpu ? "CPU (user + system)" : "wall"
-    } time; ours from ${bundle ? "a bundle of the CLI" : "the CLI's modules"}`,
+    } time; ours from ${modules ? "the CLI's modules" : "the launcher's bundle of the CLI"}`,
   );
   const memory = gnuTime ? ["ours MiB", "go MiB", "mem o/g"] : [];
   const header = [
@@ -275,30 +301,7 @@ async function main(): Promise<void> {
   const ratiosPy: number[] = [];
   const ratiosMem: number[] = [];
   for (const name of programs) {
-    const program = join(programsDir, name);
-    const medians: number[] = [];
-    const rss: number[] = [];
-    let expected: string | undefined;
-    for (const impl of impls) {
-      const cmd = await impl.command(program);
-      if (cmd === undefined) throw new Error(`${impl.name} cannot run ${name}`);
-      // One untimed run warms caches (Deno's transpile cache, the page cache) and checks the result.
-      const warm = await timeOnce(cmd, cpu, gnuTime);
-      const sum = impl.checksum(warm);
-      expected ??= sum;
-      if (sum !== expected) {
-        throw new Error(`${name}: ${impl.name} printed ${sum}, but ${impls[0].name} printed ${expected}`);
-      }
-      const times: number[] = [];
-      const peaks: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const t = await timeOnce(cmd, cpu, gnuTime);
-        times.push(t.ms);
-        peaks.push(t.rssKiB);
-      }
-      medians.push(median(times));
-      rss.push(median(peaks));
-    }
+    const { medians, rss } = await measure(impls, join(programsDir, name), runs, cpu, gnuTime);
     const rGo = medians[0] / medians[1];
     ratiosGo.push(rGo);
     const row = [name.replace(/\.star$/, ""), ...medians.map((m) => m.toFixed(0)), rGo.toFixed(2)];
@@ -318,6 +321,15 @@ async function main(): Promise<void> {
   if (python) gm.push(geomean(ratiosPy).toFixed(2));
   if (gnuTime) gm.push("", "", geomean(ratiosMem).toFixed(2));
   console.log(gm.map((c, i) => pad(c, widths[i], i > 0)).join(" "));
+
+  tmpDir ??= await Deno.makeTempDir({ prefix: "codemode-compare-" });
+  const trivial = join(tmpDir, "startup.star");
+  await Deno.writeTextFile(trivial, "def main():\n    return 0\n");
+  const start = await measure(impls, trivial, Math.max(runs, 11), false, gnuTime);
+  const row = ["start-up (wall)", ...start.medians.map((m) => m.toFixed(1)), ""];
+  if (python) row.push("");
+  if (gnuTime) row.push(...start.rss.map((k) => (k / 1024).toFixed(1)), "");
+  console.log(row.map((c, i) => pad(c, widths[i], i > 0)).join(" "));
   if (tmpDir !== undefined) await Deno.remove(tmpDir, { recursive: true });
 }
 

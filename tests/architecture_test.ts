@@ -133,6 +133,7 @@ const WORKER_SIDE = new Set([
   "src/schema.ts",
   "src/executor/codec.ts",
   "src/executor/contract.ts",
+  "src/executor/idle_release.ts",
   "src/executor/program.ts",
   "src/executor/protocol.ts",
   "src/executor/process_protocol.ts",

@@ -17,7 +17,7 @@ const GROWN_BYTES = 8 * 1024 * 1024;
 let gcAbove = Infinity;
 
 /** The memory-reducing collection a worker runs after staying idle 100 ms with a grown heap. */
-export const idleRelease: IdleRelease = new IdleRelease(100, GROWN_BYTES);
+export const idleRelease: IdleRelease = new IdleRelease(100, GROWN_BYTES, () => Deno.memoryUsage().heapTotal);
 
 /** Records the warmed-up engine's heap: a collection pays off only when a run left clearly more. */
 export function noteBaselineHeap(): void {

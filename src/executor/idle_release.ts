@@ -20,27 +20,31 @@ export const exposedGc: Collect | undefined = (globalThis as { gc?: Collect }).g
 export class IdleRelease {
   readonly #idleMs: number;
   readonly #grownBytes: number;
+  readonly #committed: () => number;
   #committedAbove = Infinity;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * @param idleMs how long the isolate must stay idle before the collection runs
    * @param grownBytes committed heap over the baseline that makes the collection worth its time
+   * @param committed reads the isolate's committed heap in bytes (`Deno.memoryUsage().heapTotal`; passed
+   *   in so the sandbox's side of the executor uses no Deno API itself)
    */
-  constructor(idleMs: number, grownBytes: number) {
+  constructor(idleMs: number, grownBytes: number, committed: () => number) {
     this.#idleMs = idleMs;
     this.#grownBytes = grownBytes;
+    this.#committed = committed;
   }
 
   /** Records the isolate's committed heap when warmed up: only clearly more than that is released. */
   noteBaseline(): void {
-    this.#committedAbove = Deno.memoryUsage().heapTotal + this.#grownBytes;
+    this.#committedAbove = this.#committed() + this.#grownBytes;
   }
 
   /** Work ended: if the committed heap has grown past the baseline, release it after the idle time. */
   schedule(): void {
     if (exposedGc === undefined || this.#timer !== undefined) return;
-    if (Deno.memoryUsage().heapTotal <= this.#committedAbove) return;
+    if (this.#committed() <= this.#committedAbove) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       exposedGc!({ type: "major", execution: "sync", flavor: "last-resort" });

@@ -67,7 +67,7 @@ export class InlineExecutor implements Executor {
   #closed = false;
   // Programs allocate in the host's own heap here; what they leave committed is returned once the
   // executor has been idle a moment (when `gc` is exposed).
-  readonly #release = new IdleRelease(200, 64 * 1024 * 1024);
+  readonly #release = new IdleRelease(200, 64 * 1024 * 1024, () => Deno.memoryUsage().heapTotal);
 
   /** Creates the executor. */
   constructor(options: InlineExecutorOptions = {}) {

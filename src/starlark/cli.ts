@@ -19,7 +19,8 @@
  * - `--max-steps N`, `--max-memory BYTES`: budgets (unbounded by default);
  * - `--no-steps`: do not print the step count.
  *
- * This file is the only part of `src/starlark` that uses Deno APIs; the engine itself does not.
+ * `deno task star` starts it through `cli_launcher.ts`, from a bundle. This file and the launcher are the
+ * only parts of `src/starlark` that use Deno APIs; the engine itself does not.
  *
  * @module
  */
@@ -286,13 +287,16 @@ function unpack(
   return entry.globals!;
 }
 
-if (import.meta.main) {
+/** Runs the CLI on `Deno.args` with the process's files and streams, then exits with its status. */
+export function main(): never {
   Deno.exit(runCli(Deno.args, {
     readFile: (path) => Deno.readTextFileSync(path),
     stdout: (bytes) => writeAll(Deno.stdout, bytes),
     stderr: (bytes) => writeAll(Deno.stderr, bytes),
   }));
 }
+
+if (import.meta.main) main();
 
 function writeAll(w: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
   let off = 0;
