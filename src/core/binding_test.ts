@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { bindArguments, convertOutput, safeQuote } from "./binding.ts";
+import { bindArguments, safeQuote } from "./binding.ts";
+import { convertOutput } from "./output.ts";
 import { type CodeModeError, isCodeModeError } from "../errors.ts";
 import { encodeHostValue } from "../executor/host_codec.ts";
 import { type StructSchema, t } from "./types.ts";

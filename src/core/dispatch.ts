@@ -13,7 +13,8 @@
  */
 import { type Authorizer, isDenied, type Subject, withSubject } from "../../authz.ts";
 import { raceAbort } from "../abort.ts";
-import { bindArguments, convertOutput } from "./binding.ts";
+import { bindArguments } from "./binding.ts";
+import { convertOutput } from "./output.ts";
 import { CapabilityError, isModelSafeText } from "./capability.ts";
 import type { Catalog } from "./catalog.ts";
 import { budgetError } from "../budgets.ts";

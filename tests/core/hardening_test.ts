@@ -15,7 +15,7 @@ import {
   t,
 } from "../../mod.ts";
 import { errorText } from "../../mcp.ts";
-import { convertOutput } from "../../src/core/binding.ts";
+import { convertOutput } from "../../src/core/output.ts";
 
 type Kind = "inline" | "worker";
 const KINDS: readonly Kind[] = ["inline", "worker"];
