@@ -54,6 +54,12 @@ function sources(dir: URL, into: string[] = []): string[] {
   return into;
 }
 
+/**
+ * File times come from the kernel's coarse clock, which may lag `Date.now()` by a tick: a file written
+ * just after a build started can carry a time just before it. Anything that recent counts as newer.
+ */
+const CLOCK_MARGIN_MS = 20;
+
 // A folder's time changes when a file is added, removed or renamed in it, a file's when it is written: so
 // stat-ing the manifest's paths (~1 ms) finds every change without listing the folders again (~1.5 ms more).
 function isFresh(manifestFile: URL): boolean {
@@ -61,7 +67,7 @@ function isFresh(manifestFile: URL): boolean {
     const manifest = JSON.parse(Deno.readTextFileSync(manifestFile)) as Manifest;
     for (const path of manifest.paths) {
       const mtime = Deno.statSync(path).mtime?.getTime();
-      if (mtime === undefined || mtime >= manifest.startedAt) return false;
+      if (mtime === undefined || mtime > manifest.startedAt - CLOCK_MARGIN_MS) return false;
     }
     return manifest.paths.length > 0;
   } catch {
