@@ -41,6 +41,55 @@ export function prefetchServers(): Promise<void> {
 /** The Deno binary running the tests, so downstreams need nothing else installed. */
 export const DENO = Deno.execPath();
 
+/**
+ * The YAML of one `downstreams:` entry (indented to sit under `downstreams:`) that runs `module` with
+ * this Deno over stdio; `extra` are more `key: value` lines of the entry.
+ */
+export function stdioDownstream(
+  name: string,
+  args: readonly string[],
+  extra: readonly string[] = [],
+): string {
+  return [
+    `  ${name}:`,
+    "    transport: stdio",
+    `    command: ${JSON.stringify(DENO)}`,
+    `    args: [${args.join(", ")}]`,
+    ...extra.map((line) => `    ${line}`),
+  ].join("\n");
+}
+
+const NPM_ENV = "env_passthrough: [NODE_EXTRA_CA_CERTS]";
+
+/** The `everything` reference server's downstream entry (see {@link stdioDownstream}). */
+export function everythingDownstream(extra: readonly string[] = []): string {
+  return stdioDownstream("everything", ["run", "--no-config", "-A", `"${EVERYTHING}"`, "stdio"], [
+    NPM_ENV,
+    ...extra,
+  ]);
+}
+
+/** The `memory` reference server's downstream entry, keeping its graph in `dir/memory.jsonl`. */
+export function memoryDownstream(dir: string): string {
+  return stdioDownstream("memory", ["run", "--no-config", "-A", `"${MEMORY}"`], [
+    `env: { MEMORY_FILE_PATH: ${JSON.stringify(`${dir}/memory.jsonl`)} }`,
+    NPM_ENV,
+  ]);
+}
+
+/** The `files` reference server's downstream entry, serving `dir/files`. */
+export function filesDownstream(dir: string): string {
+  return stdioDownstream("files", [
+    "run",
+    "--no-config",
+    "-A",
+    `"${FILESYSTEM}"`,
+    JSON.stringify(`${dir}/files`),
+  ], [
+    NPM_ENV,
+  ]);
+}
+
 /** A random 32-hex-character API key. */
 export function randomKey(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(

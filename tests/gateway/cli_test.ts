@@ -12,8 +12,8 @@ import {
   connect,
   DENO,
   descendants,
-  EVERYTHING,
-  MEMORY,
+  everythingDownstream,
+  memoryDownstream,
   prefetchServers,
   randomKey,
   text,
@@ -32,17 +32,8 @@ clients:
   - { id: alice, api_key_env: CLI_ALICE_KEY }
   - { id: bob, api_key_env: CLI_BOB_KEY }
 downstreams:
-  everything:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${EVERYTHING}", stdio]
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
-  memory:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${MEMORY}"]
-    env: { MEMORY_FILE_PATH: ${JSON.stringify(`${dir}/memory.jsonl`)} }
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
+${everythingDownstream()}
+${memoryDownstream(dir)}
 policy:
   default: deny
   clients:

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import type { CodeModeError } from "../../src/errors.ts";
-import { DENO, loadConfig, randomKey, START_TIMEOUT_MS, waitFor } from "./_helpers.ts";
+import { loadConfig, randomKey, START_TIMEOUT_MS, stdioDownstream, waitFor } from "./_helpers.ts";
 
 const SERVER = new URL("../../src/gateway/downstream/testdata/dynamic_server.ts", import.meta.url).pathname;
 
@@ -19,10 +19,7 @@ clients:
   - { id: alice, api_key_env: CC_ALICE }
   - { id: carol, api_key_env: CC_CAROL }
 downstreams:
-  dyn:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --allow-env, --allow-read, ${JSON.stringify(SERVER)}]
+${stdioDownstream("dyn", ["run", "--allow-env", "--allow-read", JSON.stringify(SERVER)])}
 policy:
   clients:
     alice: { allow: ["dyn__*"], deny: [${aliceDeny}] }

@@ -8,10 +8,9 @@ import { Gateway } from "../../src/gateway/gateway.ts";
 import { EXECUTION_ID_META } from "../../src/gateway/codemode/mod.ts";
 import {
   connect,
-  DENO,
-  EVERYTHING,
+  everythingDownstream,
   loadConfig,
-  MEMORY,
+  memoryDownstream,
   prefetchServers,
   randomKey,
   START_TIMEOUT_MS,
@@ -31,19 +30,8 @@ clients:
   - { id: alice, api_key_env: CM_ALICE_KEY }
   - { id: bob, api_key_env: CM_BOB_KEY, mode: both }
 downstreams:
-  everything:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${EVERYTHING}", stdio]
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
-    secrets: { SERVICE_TOKEN: CM_SERVICE_TOKEN }
-    call_timeout_ms: 4000
-  memory:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${MEMORY}"]
-    env: { MEMORY_FILE_PATH: ${JSON.stringify(`${dir}/memory.jsonl`)} }
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
+${everythingDownstream(["secrets: { SERVICE_TOKEN: CM_SERVICE_TOKEN }", "call_timeout_ms: 4000"])}
+${memoryDownstream(dir)}
 policy:
   clients:
     alice: { allow: ["everything__*", "memory__*"], deny: [${aliceDeny}] }

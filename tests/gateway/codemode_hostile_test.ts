@@ -9,8 +9,7 @@ import { EXECUTION_ID_META } from "../../src/gateway/codemode/mod.ts";
 import { slack } from "../timing.ts";
 import {
   connect,
-  DENO,
-  EVERYTHING,
+  everythingDownstream,
   loadConfig,
   prefetchServers,
   randomKey,
@@ -33,11 +32,7 @@ clients:
   - { id: mallory, api_key_env: H_MALLORY_KEY, mode: codemode }
   - { id: bob, api_key_env: H_BOB_KEY }
 downstreams:
-  everything:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${EVERYTHING}", stdio]
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
+${everythingDownstream()}
 policy:
   clients:
     mallory: { allow: ["everything__echo"] }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { CodeModeError } from "../../src/errors.ts";
 import { Gateway, GatewayError } from "../../src/gateway/mod.ts";
 import { compile, opaTest } from "../rego/_helpers.ts";
-import { DENO, loadConfig, randomKey, START_TIMEOUT_MS } from "./_helpers.ts";
+import { loadConfig, randomKey, START_TIMEOUT_MS, stdioDownstream } from "./_helpers.ts";
 
 const SERVER = new URL("../../src/gateway/downstream/testdata/dynamic_server.ts", import.meta.url).pathname;
 
@@ -36,10 +36,7 @@ mode: both
 authz: { rego: { policy: ${JSON.stringify(`${dir}/args.tar.gz`)}, decision: data.gateway.args.allow } }
 clients: [{ id: rita, api_key_env: RG_KEY }]
 downstreams:
-  dyn:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --allow-env, --allow-read, ${JSON.stringify(SERVER)}]
+${stdioDownstream("dyn", ["run", "--allow-env", "--allow-read", JSON.stringify(SERVER)])}
 policy:
   clients:
     rita: { allow: ["dyn__say", "dyn__add_tool"] }

@@ -8,11 +8,10 @@ import { Gateway } from "../../src/gateway/gateway.ts";
 import { identifierFor, mapInput, mapOutput } from "../../src/gateway/codemode/mod.ts";
 import {
   connect,
-  DENO,
-  EVERYTHING,
-  FILESYSTEM,
+  everythingDownstream,
+  filesDownstream,
   loadConfig,
-  MEMORY,
+  memoryDownstream,
   prefetchServers,
   randomKey,
   START_TIMEOUT_MS,
@@ -27,22 +26,9 @@ codemode: { max_execution_time: 30000, max_concurrent_executions: 2 }
 clients:
   - { id: tester, api_key_env: CMS_KEY }
 downstreams:
-  everything:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${EVERYTHING}", stdio]
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
-  memory:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${MEMORY}"]
-    env: { MEMORY_FILE_PATH: ${JSON.stringify(`${dir}/memory.jsonl`)} }
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
-  files:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${FILESYSTEM}", ${JSON.stringify(`${dir}/files`)}]
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
+${everythingDownstream()}
+${memoryDownstream(dir)}
+${filesDownstream(dir)}
 policy:
   clients:
     tester: { allow: ["everything__*", "memory__*", "files__*"] }

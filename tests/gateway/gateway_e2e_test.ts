@@ -10,13 +10,12 @@ import { Gateway } from "../../src/gateway/gateway.ts";
 import {
   alive,
   connect,
-  DENO,
   descendants,
-  EVERYTHING,
+  everythingDownstream,
   EverythingHttp,
-  FILESYSTEM,
+  filesDownstream,
   loadConfig,
-  MEMORY,
+  memoryDownstream,
   prefetchServers,
   randomKey,
   START_TIMEOUT_MS,
@@ -35,29 +34,19 @@ clients:
   - { id: alice, api_key_env: E2E_ALICE_KEY }
   - { id: bob, api_key_env: E2E_BOB_KEY }
 downstreams:
-  everything:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${EVERYTHING}", stdio]
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
-    secrets: { SERVICE_TOKEN: E2E_SERVICE_TOKEN }
-    session_mode: per_client
-    pool: 2
+${
+    everythingDownstream([
+      "secrets: { SERVICE_TOKEN: E2E_SERVICE_TOKEN }",
+      "session_mode: per_client",
+      "pool: 2",
+    ])
+  }
   web:
     transport: http
     url: ${webUrl}
     secrets: { x-service-token: E2E_SERVICE_TOKEN }
-  memory:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${MEMORY}"]
-    env: { MEMORY_FILE_PATH: ${JSON.stringify(`${dir}/memory.jsonl`)} }
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
-  files:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${FILESYSTEM}", ${JSON.stringify(`${dir}/files`)}]
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
+${memoryDownstream(dir)}
+${filesDownstream(dir)}
 policy:
   default: deny
   clients:

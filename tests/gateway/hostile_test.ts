@@ -6,8 +6,7 @@ import assert from "node:assert/strict";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import {
   connect,
-  DENO,
-  EVERYTHING,
+  everythingDownstream,
   loadConfig,
   prefetchServers,
   randomKey,
@@ -57,12 +56,7 @@ metrics_listen: 127.0.0.1:0
 allowed_hosts: [gw.example.com]
 clients: [{ id: alice, api_key_env: H_KEY }]
 downstreams:
-  everything:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${EVERYTHING}", stdio]
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
-    secrets: { SERVICE_TOKEN: H_TOKEN }
+${everythingDownstream(["secrets: { SERVICE_TOKEN: H_TOKEN }"])}
 policy:
   default: deny
   clients: { alice: { allow: [everything__echo, everything__get-env, everything__trigger-long-running-operation] } }
@@ -300,11 +294,7 @@ Deno.test("shutdown past the drain timeout cancels in-flight calls, which are st
 listen: 127.0.0.1:0
 clients: [{ id: alice, api_key_env: D_KEY }]
 downstreams:
-  everything:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --no-config, -A, "${EVERYTHING}", stdio]
-    env_passthrough: [NODE_EXTRA_CA_CERTS]
+${everythingDownstream()}
 policy:
   default: deny
   clients: { alice: { allow: ["everything__*"] } }

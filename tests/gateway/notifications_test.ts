@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Notification } from "../../src/gateway/mod.ts";
 import { Gateway } from "../../src/gateway/mod.ts";
-import { connect, DENO, loadConfig, randomKey, text } from "./_helpers.ts";
+import { connect, loadConfig, randomKey, stdioDownstream, text } from "./_helpers.ts";
 
 const SERVER = new URL("../../src/gateway/downstream/testdata/dynamic_server.ts", import.meta.url).pathname;
 const SECRET = "dyn-secret-5e6f7a8b9c";
@@ -22,11 +22,11 @@ Deno.test("progress and log lines are redacted on their way to the caller and co
 listen: 127.0.0.1:0
 clients: [{ id: alice, api_key_env: N_KEY }]
 downstreams:
-  dyn:
-    transport: stdio
-    command: ${JSON.stringify(DENO)}
-    args: [run, --allow-env, --allow-read, ${JSON.stringify(SERVER)}]
-    secrets: { DYN_SECRET: N_SECRET }
+${
+      stdioDownstream("dyn", ["run", "--allow-env", "--allow-read", JSON.stringify(SERVER)], [
+        "secrets: { DYN_SECRET: N_SECRET }",
+      ])
+    }
 policy:
   default: deny
   clients: { alice: { allow: ["dyn__*"] } }
