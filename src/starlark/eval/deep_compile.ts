@@ -6,8 +6,8 @@
  * in `Compiler.fastExprs`/`fastStmts`), so it behaves, charges and reports errors exactly as it does
  * in an ordinary call. A node with a call is rebuilt from its parts: its operands are evaluated in the
  * same order, and its own operation runs the same helper with the positions the ordinary compiler
- * records for it (the operator, `[`, `.` or `(`). A Starlark→Starlark call is yielded to the
- * trampoline; any other callee is called directly. A construct not handled here (comprehensions,
+ * records for it (the operator, `[`, `.` or `(`). A call of a Starlark function, or of a built-in that
+ * calls back (`sorted`, `min`, `max`), is yielded to the trampoline; any other callee is called directly. A construct not handled here (comprehensions,
  * `*args` calls, slices and dict displays around calls, assignments to fields or elements) runs its
  * ordinary closure, whose calls nest on the JS stack.
  *
@@ -18,7 +18,7 @@ import type { Compiler } from "./compile.ts";
 import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from "./compile_expr.ts";
 import { compileAssign, storeAugmented } from "./compile_stmt.ts";
 import { binaryOp, isTrue, unaryOp } from "./arith.ts";
-import { type CallRequest, type DeepExpr, type DeepStmt, iterateDeep } from "./deep.ts";
+import { calledDeep, type CallRequest, type DeepExpr, type DeepStmt, iterateDeep } from "./deep.ts";
 import {
   BREAK,
   type ExprFn,
@@ -28,7 +28,6 @@ import {
   type Frame,
   NORMAL,
   RETURN,
-  StarFunction,
   type StmtFn,
 } from "./function.ts";
 import { type BinaryOp, elifOf, type Expr, type IfStmt, type Stmt } from "../syntax/ast.ts";
@@ -467,7 +466,7 @@ class DeepCompiler {
         const th = fr[F_THREAD] as Thread;
         const f = attrAt(th, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr), name, dot);
         const [a, kw] = yield* args(fr);
-        if (f instanceof StarFunction) return yield { fn: f, args: a, kwargs: kw, site };
+        if (calledDeep(f)) return yield { fn: f, args: a, kwargs: kw, site };
         return callValue(th, f, a, kw, site);
       };
     }
@@ -476,7 +475,7 @@ class DeepCompiler {
     return function* (fr) {
       const f = F.deep !== null ? yield* F.deep(fr) : F.fast!(fr);
       const [a, kw] = yield* args(fr);
-      if (f instanceof StarFunction) return yield { fn: f, args: a, kwargs: kw, site };
+      if (calledDeep(f)) return yield { fn: f, args: a, kwargs: kw, site };
       return callValue(fr[F_THREAD] as Thread, f, a, kw, site);
     };
   }
