@@ -461,9 +461,10 @@ export function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos
       chargeInserts(th, y.size, x.size + y.size, 48);
       // `x |= x` changes nothing; otherwise y is read in place, polled like any long insertion loop.
       if (x !== y) {
-        let i = 0;
+        let i = 0, failed = false;
         y.forEach((k, v) => {
-          x.setUnchecked(k, v);
+          // The reference ignores a failed insertion (a key too deep to compare), which ends the update.
+          if (!failed) failed = !x.trySet(k, v);
           if ((++i & HASH_POLL_MASK) === 0) th.poll();
         });
       }

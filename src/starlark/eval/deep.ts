@@ -225,11 +225,15 @@ export function runDeep(
   args?: readonly Value[],
   kwargs?: Kwargs | null,
 ): Value {
-  const outerBase = deepBase.n;
+  const outerBase = deepBase.n, outerDepth = callDepth.n, outerAct = running.act;
   try {
     return trampoline(th, enter(th, fn, fr, site, args, kwargs));
   } finally {
     deepBase.n = outerBase;
+    // Restored, not counted down: a JS stack overflow inside the loop's own bookkeeping (near the
+    // limit, calling exit() can overflow too) leaves activations behind, and their depth with them.
+    callDepth.n = outerDepth;
+    running.act = outerAct;
   }
 }
 
