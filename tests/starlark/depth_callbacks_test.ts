@@ -3,7 +3,7 @@
  * the depth limit, as the reference command (`starlark -recursion`) prints them.
  *
  * Seeded programs recurse through a random cycle of "shapes" (a key function, a list or dict
- * comprehension, a `*args` call...). The expected outcome is computed here from the frames each shape
+ * comprehension, a `*args` call, a dict display or a slice...). The expected outcome is computed here from the frames each shape
  * puts on the reference's stack (a built-in's frame counts; the stack holds at most 100,000): the
  * value, the error's full traceback, or the stack overflow's traceback. Shapes the engine runs on its
  * explicit stack must match exactly, in this thread and in a worker (half the JS stack); a shape that
@@ -73,8 +73,10 @@ const SHAPES: readonly Shape[] = [
     explicit: true,
   },
   { text: "return [f(x - 1) + 1 for x in [n]][0]", calls: [], explicit: true },
-  { text: "return f(*[n - 1]) + 1", calls: [], explicit: false },
-  { text: "return {1: f(n - 1) + 1 for _ in [1]}[1]", calls: [], explicit: false },
+  { text: "return f(*[n - 1], **{}) + 1", calls: [], explicit: true },
+  { text: "return {1: f(n - 1) + 1 for _ in [1]}[1]", calls: [], explicit: true },
+  { text: "return {1: f(n - 1) + 1}[1]", calls: [], explicit: false },
+  { text: "return [f(n - 1) + 1, 0][0:1][0]", calls: [], explicit: false },
 ];
 
 /** k's body line, whose calls and entry the `min` shape's frames point at. */

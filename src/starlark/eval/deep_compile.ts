@@ -6,10 +6,10 @@
  * in `Compiler.fastExprs`/`fastStmts`), so it behaves, charges and reports errors exactly as it does
  * in an ordinary call. A node with a call is rebuilt from its parts: its operands are evaluated in the
  * same order, and its own operation runs the same helper with the positions the ordinary compiler
- * records for it (the operator, `[`, `.` or `(`). A call of a Starlark function, or of a built-in that
- * calls back (`sorted`, `min`, `max`), is yielded to the trampoline; any other callee is called directly. A construct not handled here (comprehensions,
- * `*args` calls, slices and dict displays around calls, assignments to fields or elements) runs its
- * ordinary closure, whose calls nest on the JS stack.
+ * records for it (the operator, `[`, `.` or `(`). A call of a Starlark function, or of a built-in
+ * that calls back (`sorted`, `min`, `max`), is yielded to the trampoline; any other callee is called
+ * directly. A construct not handled here (slices and dict displays around calls, assignments to
+ * fields or elements) runs its ordinary closure, whose calls nest on the JS stack.
  *
  * @module
  */
@@ -31,7 +31,9 @@ import {
   type StmtFn,
 } from "./function.ts";
 import { type BinaryOp, elifOf, type Expr, type IfStmt, type Stmt } from "../syntax/ast.ts";
-import { type Kwargs, List, type Thread, type Value } from "../values/mod.ts";
+import { chargeKeyHash, Dict, type Kwargs, List, type Thread, Tuple, type Value } from "../values/mod.ts";
+import { spreadArgs, spreadKwargs } from "./compile_call.ts";
+import { atPos } from "./errors.ts";
 import type { Setter } from "./compile_stmt.ts";
 
 /** Expression nesting the deep compiler handles; deeper call-bearing expressions run their ordinary closure. */
@@ -377,9 +379,8 @@ class DeepCompiler {
     }
   }
 
-  /** A list comprehension, clause by clause like compile_comp.ts (dict comprehensions run their closure). */
+  /** A list or dict comprehension, clause by clause like compile_comp.ts. */
   private comprehension(e: Extract<Expr, { kind: "Comprehension" }>, depth: number): DeepExpr | null {
-    if (e.curly) return null;
     type Clause = { X: Part; pos: { line: number; col: number }; set: Setter } | { C: Part };
     const clauses: Clause[] = [];
     for (const cl of e.clauses) {
@@ -394,15 +395,11 @@ class DeepCompiler {
       if (X === null || set === null) return null;
       clauses.push({ X, pos, set });
     }
-    const B = this.part(e.body as Expr, depth);
-    if (B === null) return null;
+    const add = this.comprehensionBody(e, depth);
+    if (add === null) return null;
     const n = clauses.length;
-    const run = function* (fr: Frame, i: number, acc: Value[]): Generator<CallRequest, void, Value> {
-      if (i === n) {
-        if (acc.length > 0 && (acc.length & 1023) === 0) (fr[F_THREAD] as Thread).allocate(8 * 1024);
-        acc.push(B.deep !== null ? yield* B.deep(fr) : B.fast!(fr));
-        return;
-      }
+    const run = function* (fr: Frame, i: number, acc: Value[] | Dict): Generator<CallRequest, void, Value> {
+      if (i === n) return yield* add(fr, acc);
       const cl = clauses[i];
       if ("C" in cl) {
         if (isTrue(cl.C.deep !== null ? yield* cl.C.deep(fr) : cl.C.fast!(fr))) yield* run(fr, i + 1, acc);
@@ -416,10 +413,49 @@ class DeepCompiler {
         return NORMAL;
       });
     };
+    if (e.curly) {
+      return function* (fr) {
+        const d = new Dict();
+        yield* run(fr, 0, d);
+        return d;
+      };
+    }
     return function* (fr) {
       const acc: Value[] = [];
       yield* run(fr, 0, acc);
       return new List(acc);
+    };
+  }
+
+  /** What a comprehension does with each element (compile_comp.ts's innermost clause). */
+  private comprehensionBody(
+    e: Extract<Expr, { kind: "Comprehension" }>,
+    depth: number,
+  ): ((fr: Frame, acc: Value[] | Dict) => Generator<CallRequest, void, Value>) | null {
+    const body = e.body;
+    if (body.kind !== "DictEntry") {
+      const B = this.part(body, depth);
+      if (B === null) return null;
+      return function* (fr, acc) {
+        const a = acc as Value[];
+        if (a.length > 0 && (a.length & 1023) === 0) (fr[F_THREAD] as Thread).allocate(8 * 1024);
+        a.push(B.deep !== null ? yield* B.deep(fr) : B.fast!(fr));
+      };
+    }
+    const K = this.part(body.key, depth), V = this.part(body.value, depth);
+    if (K === null || V === null) return null;
+    const pos = { line: body.colonLine, col: body.colonCol };
+    return function* (fr, acc) {
+      const k = K.deep !== null ? yield* K.deep(fr) : K.fast!(fr);
+      const v = V.deep !== null ? yield* V.deep(fr) : V.fast!(fr);
+      const d = acc as Dict, before = d.size, th = fr[F_THREAD] as Thread;
+      try {
+        if (k instanceof Tuple) chargeKeyHash(th, k);
+        d.setUnchecked(k, v);
+      } catch (err) {
+        throw atPos(err, pos);
+      }
+      if (d.size !== before && (d.size & 1023) === 0) th.allocate(64 * 1024);
     };
   }
 
@@ -435,11 +471,14 @@ class DeepCompiler {
 
   /** A call with positional and named arguments; a Starlark callee is yielded to the trampoline. */
   private call(e: Extract<Expr, { kind: "CallExpr" }>, depth: number): DeepExpr | null {
-    if (e.args.some((a) => a.kind === "star" || a.kind === "starstar")) return null;
     const pos = this.parts(e.args.filter((a) => a.kind === "positional").map((a) => a.value), depth);
     const named = e.args.flatMap((a) => a.kind === "named" ? [a] : []);
     const vals = this.parts(named.map((a) => a.value), depth);
     if (pos === null || vals === null) return null;
+    const star = e.args.find((a) => a.kind === "star"), starstar = e.args.find((a) => a.kind === "starstar");
+    const S = star === undefined ? undefined : this.part(star.value, depth);
+    const SS = starstar === undefined ? undefined : this.part(starstar.value, depth);
+    if (S === null || SS === null) return null;
     const names = named.map((a) => a.name);
     const site = { line: e.lparenLine, col: e.lparenCol };
     const args = function* (fr: Frame): Generator<CallRequest, [Value[], Kwargs | null], Value> {
@@ -448,12 +487,21 @@ class DeepCompiler {
         const p = pos[i];
         a[i] = p.deep !== null ? yield* p.deep(fr) : p.fast!(fr);
       }
-      if (vals.length === 0) return [a, null];
-      const kw: Kwargs = [];
-      for (let i = 0; i < vals.length; i++) {
-        const p = vals[i];
-        kw.push([names[i], p.deep !== null ? yield* p.deep(fr) : p.fast!(fr)]);
+      let kw: Kwargs | null = null;
+      if (vals.length > 0) {
+        kw = [];
+        for (let i = 0; i < vals.length; i++) {
+          const p = vals[i];
+          kw.push([names[i], p.deep !== null ? yield* p.deep(fr) : p.fast!(fr)]);
+        }
       }
+      if (S === undefined && SS === undefined) return [a, kw];
+      // As compile_call.ts's generalArgs: evaluated in order, `**` unpacked before `*`.
+      const sv = S === undefined ? undefined : S.deep !== null ? yield* S.deep(fr) : S.fast!(fr);
+      const ssv = SS === undefined ? undefined : SS.deep !== null ? yield* SS.deep(fr) : SS.fast!(fr);
+      const th = fr[F_THREAD] as Thread;
+      if (ssv !== undefined) kw = spreadKwargs(th, ssv, kw ?? [], site);
+      if (sv !== undefined) spreadArgs(th, sv, a, site);
       return [a, kw];
     };
     const fn = e.fn;
