@@ -208,6 +208,17 @@ for (const [i, c] of CASES.entries()) {
   });
 }
 
+Deno.test("depth callbacks: running out of JS stack leaves no call depth behind", () => {
+  const plain = "def f(n):\n    return f(n - 1) + 1 if n else 0\nprint(f(99998))\n";
+  assert.equal(runOurs(plain), "99998\n");
+  // Mixed crossings of the explicit and the JS stack, so that the JS stack runs out at many places.
+  // (*args then a dict display, 2,500 deep, ran out inside the trampoline's bookkeeping once.)
+  for (const shapes of [[SHAPES[4], SHAPES[6]], [SHAPES[0], SHAPES[6]], [SHAPES[7], SHAPES[3], SHAPES[1]]]) {
+    for (const n of [2_500, 60_000]) assert.match(runOurs(program(shapes, n, false).src), /^\d+\n$|overflow/);
+    assert.equal(runOurs(plain), "99998\n");
+  }
+});
+
 interface Answer {
   ok?: unknown;
   error?: string;
@@ -251,6 +262,12 @@ Deno.test("depth callbacks: a worker (half the JS stack) ends every program as t
       }
       assert.deepEqual(a, want, `program ${i}`);
     }
+    // Whatever ended those runs left no depth behind: the limit is still exactly the reference's.
+    const plain = "def f(n):\n    return f(n - 1) + 1 if n else 0\nx = f(N)\n";
+    assert.deepEqual(await ask(plain.replace("N", "99998")), { ok: 99998 });
+    const js = "def f(n):\n    return {1: f(n - 1) + 1}[1] if n else 0\nx = f(N)\n";
+    assert.equal((await ask(js.replace("N", "99998"))).resource, "depth");
+    assert.deepEqual(await ask(plain.replace("N", "99998")), { ok: 99998 });
   } finally {
     w.terminate();
   }
