@@ -117,8 +117,10 @@ Deno.test("budget: exhausting the JS stack is a depth error, not a crash", () =>
     "def f(n):\n    return 0 if n == 0 else sorted([1], key = lambda x: f(n - 1))[0]\nx = f(60000)\n";
   const opts = { dialect: { recursion: true }, maxCallDepth: 1e9, maxSteps: 1e9 };
   assert.equal(execFile(viaSorted, opts).globals.get("x"), 1);
-  // A dict display has no generator form: its calls nest on the JS stack.
-  const viaDict = "def f(n):\n    return 0 if n == 0 else {1: f(n - 1)}[1]\nx = f(200000)\n";
+  // An element assignment has no generator form: its calls nest on the JS stack.
+  const viaDict =
+    "def f(n):\n    if n == 0:\n        return 0\n    d = {}\n    d[1] = f(n - 1)\n    return d[1]\n" +
+    "x = f(200000)\n";
   const e = resourceError(() => execFile(viaDict, opts));
   assert.equal(e.resource, "depth");
   assert.equal(e.message, "Starlark stack overflow (nesting too deep)");
