@@ -39,7 +39,7 @@
  * run on an explicit stack on the heap, charged to `maxSteps` and `maxMemory`, also through the
  * `key` calls of `sorted`, `min` and `max`, whose frames count like the reference's). A call past it
  * is a {@link CallDepthError} (a `depth` ResourceError that also records the call stack); running out
- * of JS stack (calls nested in an element or field assignment, say) is a plain `depth` ResourceError.
+ * of JS stack (calls nested in an augmented element assignment, say) is a plain `depth` ResourceError.
  * Syntax of any length (operator chains, `elif` chains) and values of any depth (hashing, `repr`,
  * `json`) are handled without recursion. Long operations poll `checkInterrupt` from inside,
  * so a deadline is honoured within a few milliseconds.

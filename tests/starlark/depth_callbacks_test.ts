@@ -3,7 +3,8 @@
  * the depth limit, as the reference command (`starlark -recursion`) prints them.
  *
  * Seeded programs recurse through a random cycle of "shapes" (a key function, a list or dict
- * comprehension, a `*args` call, a dict display, a slice, an element assignment...). The expected outcome is computed here from the frames each shape
+ * comprehension, a `*args` call, a dict display, a slice, an element assignment, an augmented
+ * element assignment...). The expected outcome is computed here from the frames each shape
  * puts on the reference's stack (a built-in's frame counts; the stack holds at most 100,000): the
  * value, the error's full traceback, or the stack overflow's traceback. Shapes the engine runs on its
  * explicit stack must match exactly, in this thread and in a worker (half the JS stack); a shape that
@@ -78,7 +79,8 @@ const SHAPES: readonly Shape[] = [
   { text: "return {1: f(n - 1) + 1 for _ in [1]}[1]", calls: [], explicit: true },
   { text: "return {1: f(n - 1) + 1}[1]", calls: [], explicit: true },
   { text: "return [f(n - 1) + 1, 0][0:1][0]", calls: [], explicit: true },
-  { text: "d = {}; d[1] = f(n - 1) + 1; return d[1]", calls: [], explicit: false },
+  { text: "d = {}; d[1] = f(n - 1) + 1; return d[1]", calls: [], explicit: true },
+  { text: "d = {1: 1}; d[1] += f(n - 1); return d[1]", calls: [], explicit: false },
   { text: "return [v + 1 for _, v in enumerate([f(n - 1)])][0]", calls: [], explicit: false },
 ];
 
@@ -282,7 +284,7 @@ Deno.test("depth callbacks: a worker (half the JS stack) ends every program as t
     const plain = "def f(n):\n    return f(n - 1) + 1 if n else 0\nx = f(N)\n";
     assert.deepEqual(await ask(plain.replace("N", "99998")), { ok: 99998 });
     const js =
-      "def f(n):\n    if not n:\n        return 0\n    d = {}\n    d[1] = f(n - 1) + 1\n    return d[1]\n" +
+      "def f(n):\n    if not n:\n        return 0\n    d = {1: 1}\n    d[1] += f(n - 1)\n    return d[1]\n" +
       "x = f(N)\n";
     assert.equal((await ask(js.replace("N", "99998"))).resource, "depth");
     assert.deepEqual(await ask(plain.replace("N", "99998")), { ok: 99998 });

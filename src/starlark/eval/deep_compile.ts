@@ -8,16 +8,16 @@
  * same order, and its own operation runs the same helper with the positions the ordinary compiler
  * records for it (the operator, `[`, `.` or `(`). A call of a Starlark function, or of a built-in
  * that calls back (`sorted`, `min`, `max`), is yielded to the trampoline; any other callee is called
- * directly. A construct not handled here (assignments to fields or elements, `for a, b in
- * enumerate(...)` clauses, expressions nested more than 200 deep) runs its ordinary closure, whose
- * calls nest on the JS stack.
+ * directly. A construct not handled here (augmented assignments to elements, calls inside assignment
+ * targets, `for a, b in enumerate(...)` clauses, expressions nested more than 200 deep) runs its
+ * ordinary closure, whose calls nest on the JS stack.
  *
  * @module
  */
 import { chargeSteps } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from "./compile_expr.ts";
-import { compileAssign, storeAugmented } from "./compile_stmt.ts";
+import { compileAssign, setFieldAt, setIndexAt, storeAugmented } from "./compile_stmt.ts";
 import { binaryOp, isTrue, unaryOp } from "./arith.ts";
 import { type DeepExpr, type DeepStmt, iterateDeep } from "./deep.ts";
 import { deepCall, deepComprehension, deepDict, type DeepParts, type Part } from "./deep_compile_expr.ts";
@@ -190,7 +190,7 @@ class DeepCompiler implements DeepParts {
   }
 
   nameSetter(lhs: Expr, pos: { line: number; col: number }): Setter | null {
-    if (!namesOnly(lhs)) return null;
+    if (!namesOnly(lhs)) return this.elementSetter(unparen(lhs));
     const t = unparen(lhs);
     if (t.kind === "Ident") {
       const b = t.binding!;
@@ -201,6 +201,30 @@ class DeepCompiler implements DeepParts {
       return compileSetter(this.c, t);
     }
     return compileAssign(this.c, pos, lhs);
+  }
+
+  /**
+   * `x[i] = v` or `x.f = v` whose operands cannot call: compileAssign's setter, from the operands'
+   * recorded closures (compiling them again here, at run time, would see the wrong scope).
+   */
+  private elementSetter(t: Expr): Setter | null {
+    const fast = this.c.fastExprs!;
+    if (t.kind === "IndexExpr") {
+      const X = fast.get(t.x), I = fast.get(t.index);
+      if (X === undefined || I === undefined || this.exprCalls(t.x) || this.exprCalls(t.index)) return null;
+      const pos = { line: t.lbrackLine, col: t.lbrackCol };
+      return (fr, v) => {
+        const x = X(fr), i = I(fr);
+        setIndexAt(fr[F_THREAD] as Thread, x, i, v, pos);
+      };
+    }
+    if (t.kind === "DotExpr") {
+      const X = fast.get(t.x);
+      if (X === undefined || this.exprCalls(t.x)) return null;
+      const pos = { line: t.dotLine, col: t.dotCol }, name = t.name;
+      return (fr, v) => setFieldAt(X(fr), name, v, pos);
+    }
+    return null;
   }
 
   private augmented(s: Extract<Stmt, { kind: "AssignStmt" }>): DeepStmt | null {
