@@ -30,6 +30,7 @@ import {
   ALL_OPTIONS_DIALECT,
   binaryToBytes,
   call,
+  CallDepthError,
   type Dialect,
   EvalError,
   fromJSString,
@@ -160,6 +161,8 @@ function toBytes(s: string): Uint8Array {
 /** Formats any error the engine may throw the way the reference command prints it. */
 export function formatError(e: unknown): string {
   if (e instanceof EvalError) return e.backtrace();
+  // Past maxCallDepth: the reference's traceback and "Error: Starlark stack overflow".
+  if (e instanceof CallDepthError) return e.backtrace();
   // A syntax error's message is a JS string (it quotes the source text); the output is a byte string.
   if (e instanceof StarlarkSyntaxError) return fromJSString(e.message);
   if (e instanceof ResourceError) return e.message;

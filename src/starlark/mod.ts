@@ -36,8 +36,10 @@
  * it is made, or just after for results a small multiple of an input), `maxIntBits` caps the size of an
  * int ({@link DEFAULT_MAX_INT_BITS} by default), and `maxCallDepth` bounds nested calls (1,000 by default;
  * with the `recursion` dialect option 100,000, the reference's limit: nested calls past the first hundred
- * run on an explicit stack on the heap, charged to `maxSteps` and `maxMemory`); running out of JS stack
- * (recursion through a built-in such as a `sorted` key) is also reported as a `depth` ResourceError.
+ * run on an explicit stack on the heap, charged to `maxSteps` and `maxMemory`, also through the
+ * `key` calls of `sorted`, `min` and `max`, whose frames count like the reference's). A call past it
+ * is a {@link CallDepthError} (a `depth` ResourceError that also records the call stack); running out
+ * of JS stack (calls nested in an augmented element assignment, say) is a plain `depth` ResourceError.
  * Syntax of any length (operator chains, `elif` chains) and values of any depth (hashing, `repr`,
  * `json`) are handled without recursion. Long operations poll `checkInterrupt` from inside,
  * so a deadline is honoured within a few milliseconds.
@@ -61,6 +63,7 @@ export {
   Builtin,
   Bytes,
   call,
+  CallDepthError,
   ConversionError,
   DEFAULT_DIALECT,
   DEFAULT_MAX_INT_BITS,
@@ -91,6 +94,8 @@ export {
 } from "./values/mod.ts";
 export type {
   BuiltinFn,
+  BuiltinGen,
+  Callback,
   CallFrame,
   Dialect,
   DictEntry,

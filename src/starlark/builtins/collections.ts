@@ -10,6 +10,7 @@ import {
   Bytes,
   call,
   callableArg,
+  type Callback,
   chargeInserts,
   chargeKeyHash,
   chargeTranscode,
@@ -45,7 +46,7 @@ import {
   type Value,
 } from "../values/mod.ts";
 
-import { sortByKeys, sortKeys } from "./sort.ts";
+import { sortByKeys, sortKeys, sortKeysGen } from "./sort.ts";
 
 /** `bytes(x)`: from bytes, a string (invalid UTF-8 replaced) or an iterable of byte values. */
 export function bytesBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
@@ -145,6 +146,47 @@ export function minmaxBuiltin(thread: Thread, args: Value[], kwargs: Kwargs, sel
   }
 }
 
+/** {@link minmaxBuiltin} as a generator yielding its key calls (see `BuiltinGen`). */
+export function* minmaxGen(
+  thread: Thread,
+  args: Value[],
+  kwargs: Kwargs,
+  self: Builtin,
+): Generator<Callback, Value, Value> {
+  const name = self.name;
+  if (args.length === 0) throw new EvalError(`${name} requires at least one positional argument`);
+  const [key] = unpackArgs(name, [], kwargs, ["key?", callableArg]);
+  // Without a key nothing calls back: the ordinary function does it all.
+  if (key === undefined) return minmaxBuiltin(thread, args, kwargs, self);
+  const op = name === "max" ? ">" : "<";
+  const iterable = args.length === 1 ? args[0] : new Tuple(args);
+  if (!isIterable(iterable)) throw new EvalError(`${name}: ${typeName(iterable)} value is not iterable`);
+  const it = iterate(iterable);
+  try {
+    let extremum = it.next();
+    if (extremum === undefined) throw new EvalError(`${name}: argument is an empty sequence`);
+    let extremeKey = yield { fn: key, arg: extremum };
+    for (let x = it.next(); x !== undefined; x = it.next()) {
+      thread.charge(1);
+      const k = yield { fn: key, arg: x };
+      let better: boolean;
+      try {
+        better = compare(op, k, extremeKey);
+      } catch (e) {
+        if (e instanceof EvalError) throw new EvalError(`${name}: ${e.message}`);
+        throw e;
+      }
+      if (better) {
+        extremum = x;
+        extremeKey = k;
+      }
+    }
+    return extremum;
+  } finally {
+    it.done();
+  }
+}
+
 /** `range(stop)` / `range(start, stop, step=1)`: lazy. */
 export function rangeBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [a, b, c] = unpackPositional("range", args, kwargs, 1, int64Arg, int64Arg, int64Arg);
@@ -196,9 +238,8 @@ function comparisonSteps(keys: Value[]): number {
   return 6;
 }
 
-/** `sorted(iterable, key=None, reverse=False)`: a stable sort. */
-export function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
-  const [x, key, reverse] = unpackArgs(
+function sortedArgs(args: Value[], kwargs: Kwargs) {
+  return unpackArgs(
     "sorted",
     args,
     kwargs,
@@ -206,11 +247,28 @@ export function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Va
     ["key?", callableArg],
     ["reverse?", boolArg],
   );
-  const values = collect(thread, x as Value);
+}
+
+function sortedOf(thread: Thread, values: Value[], keys: Value[], reverse: boolean): Value {
   const n = values.length;
-  const keys = key === undefined ? values : sortKeys(thread, values, key);
   if (n > 1) thread.charge(Math.ceil(n * Math.log2(n) * comparisonSteps(keys)));
-  return new List(sortByKeys(thread, values, keys, reverse === true));
+  return new List(sortByKeys(thread, values, keys, reverse));
+}
+
+/** `sorted(iterable, key=None, reverse=False)`: a stable sort. */
+export function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  const [x, key, reverse] = sortedArgs(args, kwargs);
+  const values = collect(thread, x as Value);
+  const keys = key === undefined ? values : sortKeys(thread, values, key);
+  return sortedOf(thread, values, keys, reverse === true);
+}
+
+/** {@link sortedBuiltin} as a generator yielding its key calls (see `BuiltinGen`). */
+export function* sortedGen(thread: Thread, args: Value[], kwargs: Kwargs): Generator<Callback, Value, Value> {
+  const [x, key, reverse] = sortedArgs(args, kwargs);
+  const values = collect(thread, x as Value);
+  const keys = key === undefined ? values : yield* sortKeysGen(thread, values, key);
+  return sortedOf(thread, values, keys, reverse === true);
 }
 
 /** `tuple(iterable=?)`. */

@@ -6,17 +6,19 @@
  *
  * @module
  */
-import { Builtin, type BuiltinFn, type Value } from "../values/mod.ts";
+import { Builtin, type BuiltinFn, type BuiltinGen, type Value } from "../values/mod.ts";
 import {
   bytesBuiltin,
   dictBuiltin,
   enumerateBuiltin,
   listBuiltin,
   minmaxBuiltin,
+  minmaxGen,
   rangeBuiltin,
   reversedBuiltin,
   setBuiltin,
   sortedBuiltin,
+  sortedGen,
   tupleBuiltin,
   zipBuiltin,
 } from "./collections.ts";
@@ -72,9 +74,15 @@ const FUNCTIONS: [string, BuiltinFn][] = [
   ["zip", zipBuiltin],
 ];
 
+/** The built-ins that call back into Starlark, as generators (deep recursion through them costs no JS stack). */
+const GENERATORS = new Map<string, BuiltinGen>([["max", minmaxGen], ["min", minmaxGen], [
+  "sorted",
+  sortedGen,
+]]);
+
 function buildUniverse(): Map<string, Value> {
   const m = new Map<string, Value>([["None", null], ["True", true], ["False", false]]);
-  for (const [name, fn] of FUNCTIONS) m.set(name, new Builtin(name, fn));
+  for (const [name, fn] of FUNCTIONS) m.set(name, new Builtin(name, fn, undefined, GENERATORS.get(name)));
   return m;
 }
 

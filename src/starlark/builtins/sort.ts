@@ -16,6 +16,7 @@
  * @module
  */
 import {
+  type Callback,
   callOne,
   compare,
   compareValues,
@@ -38,6 +39,18 @@ export function sortKeys(thread: Thread, values: readonly Value[], key: Value): 
   thread.allocate(SLOT_BYTES * values.length);
   const keys: Value[] = [];
   for (let i = 0; i < values.length; i++) keys.push(callOne(thread, key, values[i]));
+  return keys;
+}
+
+/** {@link sortKeys} as a generator: each key call is yielded to the evaluator (see `BuiltinGen`). */
+export function* sortKeysGen(
+  thread: Thread,
+  values: readonly Value[],
+  key: Value,
+): Generator<Callback, Value[], Value> {
+  thread.allocate(SLOT_BYTES * values.length);
+  const keys: Value[] = [];
+  for (let i = 0; i < values.length; i++) keys.push(yield { fn: key, arg: values[i] });
   return keys;
 }
 

@@ -8,12 +8,12 @@
  */
 import {
   Builtin,
+  CallDepthError,
   Dict,
   EvalError,
   installCalls,
   type Kwargs,
   repr,
-  ResourceError,
   type Thread,
   Tuple,
   typeName,
@@ -49,13 +49,14 @@ export function chargeSteps(th: Thread, n: number): void {
   if (s > th.maxSteps || s >= th.nextPoll) th.charge(0);
 }
 
-/** The error of a call past `maxCallDepth`. */
-export function depthError(th: Thread): ResourceError {
-  return new ResourceError(
-    "depth",
-    // The reference's text, so a model reading either implementation learns the same thing.
-    `Starlark stack overflow (maximum call depth ${th.maxCallDepth} exceeded)`,
-  );
+/**
+ * The error of a call past `maxCallDepth`, raised in the callee's frame (the reference's traceback
+ * lists the frame that could not start, at its entry position).
+ */
+export function depthError(th: Thread, code: FuncCode, site: Pos | null): unknown {
+  // The reference's text, so a model reading either implementation learns the same thing.
+  const e = new CallDepthError(`Starlark stack overflow (maximum call depth ${th.maxCallDepth} exceeded)`);
+  return leaveFunction(e, code, site);
 }
 
 /**
@@ -97,7 +98,7 @@ export function runFunction(
     return runDeep(th, fn, fr, site, args, kwargs);
   }
   chargeSteps(th, code.bodySteps);
-  if (callDepth.n >= th.maxCallDepth) throw depthError(th);
+  if (callDepth.n >= th.maxCallDepth) throw depthError(th, code, site);
   if (code.active > 0 && !code.recursion) {
     throw leaveFunction(new EvalError(`function ${code.name} called recursively`), code, site);
   }
@@ -178,6 +179,7 @@ export function callOne(th: Thread, f: Value, a: Value): Value {
 
 /** Calls a built-in, adding its frame to errors that leave it. */
 export function callBuiltin(th: Thread, b: Builtin, args: Value[], kwargs: Kwargs, site: Pos | null): Value {
+  if (b.gen !== undefined) return callCounted(th, b, args, kwargs, site);
   tick(th);
   let r: Value;
   try {
@@ -185,14 +187,32 @@ export function callBuiltin(th: Thread, b: Builtin, args: Value[], kwargs: Kwarg
   } catch (e) {
     throw leaveBuiltin(e, b.name, site);
   }
-  if (r === undefined) {
-    throw leaveBuiltin(
-      new EvalError(`internal error: undefined (not None) returned from ${b.name}`),
-      b.name,
-      site,
-    );
-  }
+  if (r === undefined) throw leaveBuiltin(undefinedResult(b.name), b.name, site);
   return r;
+}
+
+/**
+ * {@link callBuiltin} for a built-in that can call back: its frame counts towards `maxCallDepth`
+ * while it runs, as the reference counts every frame of its stack (a leaf built-in cannot nest).
+ */
+function callCounted(th: Thread, b: Builtin, args: Value[], kwargs: Kwargs, site: Pos | null): Value {
+  tick(th);
+  let r: Value;
+  callDepth.n++;
+  try {
+    r = b.fn(th, args, kwargs, b);
+  } catch (e) {
+    throw leaveBuiltin(e, b.name, site);
+  } finally {
+    callDepth.n--;
+  }
+  if (r === undefined) throw leaveBuiltin(undefinedResult(b.name), b.name, site);
+  return r;
+}
+
+/** The error of a built-in that returned `undefined` (a bug: None is `null`). */
+export function undefinedResult(name: string): EvalError {
+  return new EvalError(`internal error: undefined (not None) returned from ${name}`);
 }
 
 /** Calls any callable value from a Starlark call site at `site`. */

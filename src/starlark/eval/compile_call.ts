@@ -86,7 +86,8 @@ function generalArgs(code: ArgCode): ArgsFn {
   };
 }
 
-function spreadArgs(th: Thread, v: Value, args: Value[], site: Pos): void {
+/** Appends the elements of `*v` to `args` (errors at the call's `site`). */
+export function spreadArgs(th: Thread, v: Value, args: Value[], site: Pos): void {
   if (v instanceof List || v instanceof Tuple) {
     const a = v.elems;
     if (a.length >= 8) th.charge(a.length >>> 3);
@@ -107,7 +108,8 @@ function spreadArgs(th: Thread, v: Value, args: Value[], site: Pos): void {
   }
 }
 
-function spreadKwargs(th: Thread, v: Value, kw: Kwargs, site: Pos): Kwargs {
+/** Appends the entries of `**v` to `kw` and returns it (errors at the call's `site`). */
+export function spreadKwargs(th: Thread, v: Value, kw: Kwargs, site: Pos): Kwargs {
   if (!(v instanceof Dict)) throw errorAt(`argument after ** must be a mapping, not ${typeName(v)}`, site);
   if (v.size >= 8) th.charge(v.size >>> 3);
   th.allocate(16 * v.size);

@@ -362,22 +362,31 @@ function compileDict(c: Compiler, entries: DictEntryNode[]): ExprFn {
   const consts = constantKeys(entries);
   if (consts !== undefined) return constantKeyDict(consts, parts.map((p) => p.V));
   return (fr) => {
-    charge(fr, DICT_BYTES + parts.length * DICT_ENTRY_BYTES);
-    const d = new Dict();
+    const d = newDict(fr, parts.length);
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i];
-      const k = p.K(fr), v = p.V(fr);
-      const before = d.size;
-      try {
-        if (k instanceof Tuple) chargeKeyHash(fr[F_THREAD] as Thread, k);
-        d.setUnchecked(k, v);
-      } catch (err) {
-        throw atPos(err, p.pos);
-      }
-      if (d.size === before) throw errorAt(`duplicate key: ${repr(k)}`, p.pos);
+      dictDisplayEntry(fr, d, p.K(fr), p.V(fr), p.pos);
     }
     return d;
   };
+}
+
+/** The empty dict of a display of `n` entries, charged like one. */
+export function newDict(fr: Frame, n: number): Dict {
+  charge(fr, DICT_BYTES + n * DICT_ENTRY_BYTES);
+  return new Dict();
+}
+
+/** Adds an entry of a dict display (`pos` is its colon), failing on a duplicate key. */
+export function dictDisplayEntry(fr: Frame, d: Dict, k: Value, v: Value, pos: Pos): void {
+  const before = d.size;
+  try {
+    if (k instanceof Tuple) chargeKeyHash(fr[F_THREAD] as Thread, k);
+    d.setUnchecked(k, v);
+  } catch (err) {
+    throw atPos(err, pos);
+  }
+  if (d.size === before) throw errorAt(`duplicate key: ${repr(k)}`, pos);
 }
 
 /**
@@ -430,7 +439,7 @@ function constantKeyDict(keys: (string | number)[], vals: ExprFn[]): ExprFn {
 }
 
 /** The keys of a dict display when all are distinct string or int literals, else undefined. */
-function constantKeys(entries: DictEntryNode[]): (string | number)[] | undefined {
+export function constantKeys(entries: DictEntryNode[]): (string | number)[] | undefined {
   const keys: (string | number)[] = [];
   for (const en of entries) {
     let k = en.key;

@@ -372,7 +372,7 @@ export function compileAssign(c: Compiler, pos: Position, lhs: Expr): Setter {
 const DICT_ENTRY_BYTES = 64;
 
 /** `x[i] = v`, with the common list and dict cases inline. */
-function setIndexAt(th: Thread, x: Value, i: Value, v: Value, pos: Pos): void {
+export function setIndexAt(th: Thread, x: Value, i: Value, v: Value, pos: Pos): void {
   if (x instanceof List) {
     if (typeof i === "number" && !x.frozen && x.itercount === 0) {
       const a = x.elems;
@@ -409,7 +409,7 @@ interface HasSetField {
   setField(name: string, v: Value): void;
 }
 
-function setFieldAt(x: Value, name: string, v: Value, pos: Pos): void {
+export function setFieldAt(x: Value, name: string, v: Value, pos: Pos): void {
   const sf = (x as Partial<HasSetField> | null)?.setField;
   if (typeof sf !== "function") {
     throw errorAt(`can't assign to .${name} field of ${typeName(x)}`, pos);
@@ -461,9 +461,10 @@ export function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos
       chargeInserts(th, y.size, x.size + y.size, 48);
       // `x |= x` changes nothing; otherwise y is read in place, polled like any long insertion loop.
       if (x !== y) {
-        let i = 0;
+        let i = 0, failed = false;
         y.forEach((k, v) => {
-          x.setUnchecked(k, v);
+          // The reference ignores a failed insertion (a key too deep to compare), which ends the update.
+          if (!failed) failed = !x.trySet(k, v);
           if ((++i & HASH_POLL_MASK) === 0) th.poll();
         });
       }

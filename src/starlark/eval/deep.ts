@@ -10,14 +10,22 @@
  * {@link runFunction} does (steps, depth and recursion checks, argument binding, cells, traceback
  * frames on errors), in the same order.
  *
- * Constructs the generator compiler does not handle (comprehensions, `*args` calls, calls from
- * built-ins...) run as ordinary closures inside an activation; a call they make re-enters here on a
- * nested loop, which costs a few JS frames per such crossing, and running out of JS stack is the usual
- * `depth` resource error.
+ * A built-in that calls back into Starlark (`sorted`, `min` and `max` with a `key`: the ones with a
+ * generator form, `Builtin.gen`) called from a deep body runs here as an activation too: each key
+ * call it yields becomes an activation above it, so recursion through a built-in costs no JS stack
+ * either, and its frame counts towards `maxCallDepth` like the reference's.
+ *
+ * Constructs the generator compiler does not handle (augmented assignments to elements, see
+ * deep_compile.ts) run as ordinary closures inside an activation; a call they make re-enters here on a nested loop, which
+ * costs a few JS frames per such crossing, and running out of JS stack is the usual `depth` resource
+ * error ("nesting too deep").
  *
  * @module
  */
 import {
+  Builtin,
+  type Callback,
+  callOne,
   EvalError,
   iterate,
   type Kwargs,
@@ -29,8 +37,8 @@ import {
   type Value,
   type ValueIterator,
 } from "../values/mod.ts";
-import { bindArgs, chargeSteps, depthError } from "./calls.ts";
-import { errorAt, leaveFunction, leaveFunctions } from "./errors.ts";
+import { bindArgs, chargeSteps, depthError, tick, undefinedResult } from "./calls.ts";
+import { errorAt, leaveBuiltin, leaveFunction, leaveFunctions } from "./errors.ts";
 import {
   BREAK,
   callDepth,
@@ -43,7 +51,7 @@ import {
   NORMAL,
   type Pos,
   RETURN,
-  type StarFunction,
+  StarFunction,
 } from "./function.ts";
 
 /**
@@ -74,10 +82,13 @@ export const DEEP_FRAME_BYTES = 1536;
 /** Memory charged while a loop of a deep activation runs (its generators and iteration state). */
 export const DEEP_LOOP_BYTES = 1024;
 
-/** A Starlark→Starlark call made by a deep body, for {@link runDeep} to perform. */
+/**
+ * A call made by a deep body, for {@link runDeep} to perform: of a Starlark function, or of a built-in
+ * with a generator form (see {@link calledDeep}).
+ */
 export interface CallRequest {
   /** The callee. */
-  readonly fn: StarFunction;
+  readonly fn: StarFunction | Builtin;
   /** Positional arguments. */
   readonly args: Value[];
   /** Named arguments, or null. */
@@ -86,16 +97,28 @@ export interface CallRequest {
   readonly site: Pos;
 }
 
+/** Whether a deep body yields its call of `f` to the trampoline (rather than calling it itself). */
+export function calledDeep(f: Value): f is StarFunction | Builtin {
+  return f instanceof StarFunction || (f instanceof Builtin && f.gen !== undefined);
+}
+
 /** A compiled expression of a deep body: yields calls, returns the value. */
 export type DeepExpr = (fr: Frame) => Generator<CallRequest, Value, Value>;
 /** A compiled statement of a deep body: yields calls, returns a completion code. */
 export type DeepStmt = (fr: Frame) => Generator<CallRequest, number, Value>;
 
+/** A call on the explicit stack: of a Starlark function (`code`), or of a built-in (`bgen`). */
 interface Activation {
-  readonly code: FuncCode;
-  readonly fr: Frame;
+  /** The function's code; null for a built-in. */
+  readonly code: FuncCode | null;
+  /** The built-in's name ("" for a function). */
+  readonly builtin: string;
+  readonly fr: Frame | null;
   readonly site: Pos | null;
+  /** The function's body, or null when it ran to completion in {@link enter}. */
   readonly gen: Generator<CallRequest, number, Value> | null;
+  /** The built-in's generator. */
+  readonly bgen: Generator<Callback, Value, Value> | null;
   /** Loops of this activation holding a list or an iterator open (see {@link running}). */
   open: number;
 }
@@ -124,7 +147,7 @@ function enter(
 ): Activation {
   const code = fn.code;
   chargeSteps(th, code.bodySteps + DEEP_FRAME_STEPS);
-  if (callDepth.n >= th.maxCallDepth) throw depthError(th);
+  if (callDepth.n >= th.maxCallDepth) throw depthError(th, code, site);
   if (code.active > 0 && !code.recursion) {
     throw leaveFunction(new EvalError(`function ${code.name} called recursively`), code, site);
   }
@@ -142,20 +165,47 @@ function enter(
       const expr = code.expr;
       if (expr !== null) fr[F_RESULT] = expr(fr);
       else code.body(fr);
-      return { code, fr, site, gen: null, open: 0 };
+      return { code, builtin: "", fr, site, gen: null, bgen: null, open: 0 };
     }
-    return { code, fr, site, gen: body(fr), open: 0 };
+    return { code, builtin: "", fr, site, gen: body(fr), bgen: null, open: 0 };
   } catch (e) {
-    exit(th, code);
+    callDepth.n--;
+    code.active--;
+    th.memory -= DEEP_FRAME_BYTES;
     throw leaveFunction(e, code, site);
   }
 }
 
+/**
+ * Starts the activation of a built-in with a generator form: what callBuiltin does before the call,
+ * and, like {@link enter}, the depth, steps and memory of an activation.
+ */
+function enterBuiltin(th: Thread, b: Builtin, args: Value[], kwargs: Kwargs, site: Pos | null): Activation {
+  tick(th);
+  chargeSteps(th, DEEP_FRAME_STEPS);
+  th.allocate(DEEP_FRAME_BYTES);
+  callDepth.n++;
+  const bgen = b.gen!(th, args, kwargs, b);
+  return { code: null, builtin: b.name, fr: null, site, gen: null, bgen, open: 0 };
+}
+
 /** Ends an activation (after its body returned or failed). */
-function exit(th: Thread, code: FuncCode): void {
+function exit(th: Thread, a: Activation): void {
   callDepth.n--;
-  code.active--;
+  if (a.code !== null) a.code.active--;
   th.memory -= DEEP_FRAME_BYTES;
+}
+
+/** The activation that performs `req` (the callee's frame is on the error if it cannot start). */
+function start(
+  th: Thread,
+  fn: StarFunction | Builtin,
+  args: Value[],
+  kwargs: Kwargs | null,
+  site: Pos | null,
+): Activation {
+  if (fn instanceof Builtin) return enterBuiltin(th, fn, args, kwargs ?? [], site);
+  return enter(th, fn, newFrame(fn.code, th, fn.module, fn.freevars), site, args, kwargs);
 }
 
 function deepBodyOf(code: FuncCode): DeepStmt | null {
@@ -175,11 +225,15 @@ export function runDeep(
   args?: readonly Value[],
   kwargs?: Kwargs | null,
 ): Value {
-  const outerBase = deepBase.n;
+  const outerBase = deepBase.n, outerDepth = callDepth.n, outerAct = running.act;
   try {
     return trampoline(th, enter(th, fn, fr, site, args, kwargs));
   } finally {
     deepBase.n = outerBase;
+    // Restored, not counted down: a JS stack overflow inside the loop's own bookkeeping (near the
+    // limit, calling exit() can overflow too) leaves activations behind, and their depth with them.
+    callDepth.n = outerDepth;
+    running.act = outerAct;
   }
 }
 
@@ -193,11 +247,54 @@ function trampoline(th: Thread, root: Activation): Value {
   for (;;) {
     const a = acts[acts.length - 1];
     let req: CallRequest | undefined;
+    if (a.bgen !== null) {
+      // A built-in: resumed with each result or error (it may hold an iterator open), never dropped.
+      let cb: Callback;
+      try {
+        const r: IteratorResult<Callback, Value> = err === NONE ? a.bgen.next(send) : a.bgen.throw(err);
+        err = NONE;
+        if (r.done === true) {
+          acts.pop();
+          exit(th, a);
+          if (r.value === undefined) throw undefinedResult(a.builtin);
+          send = r.value;
+          if (acts.length === 0) return send;
+          continue;
+        }
+        cb = r.value;
+      } catch (e) {
+        if (acts[acts.length - 1] === a) {
+          acts.pop();
+          exit(th, a);
+        }
+        if (e === err) {
+          left.push(a);
+        } else {
+          left = [];
+          err = leaveBuiltin(e, a.builtin, a.site);
+        }
+        if (acts.length === 0) throw left.length === 0 ? err : leaveFunctions(err, left);
+        continue;
+      }
+      const f = cb.fn;
+      try {
+        if (calledDeep(f)) {
+          acts.push(start(th, f, [cb.arg], null, null));
+          send = null;
+        } else {
+          send = callOne(th, f, cb.arg);
+        }
+      } catch (e) {
+        err = e;
+        left = [];
+      }
+      continue;
+    }
     // Only an activation with a generator is ever resumed: one without ran to completion in enter().
     if (a.gen !== null && err !== NONE && a.open === 0) {
       // The caller would only rethrow: drop it without resuming it.
       acts.pop();
-      exit(th, a.code);
+      exit(th, a);
       left.push(a);
       if (acts.length === 0) throw leaveFunctions(err, left);
       continue;
@@ -211,12 +308,12 @@ function trampoline(th: Thread, root: Activation): Value {
         if (r.done !== true) req = r.value;
       } catch (e) {
         acts.pop();
-        exit(th, a.code);
+        exit(th, a);
         if (e === err) {
           left.push(a);
         } else {
           left = [];
-          err = leaveFunction(e, a.code, a.site);
+          err = leaveFunction(e, a.code!, a.site);
         }
         if (acts.length === 0) throw left.length === 0 ? err : leaveFunctions(err, left);
         continue;
@@ -225,15 +322,13 @@ function trampoline(th: Thread, root: Activation): Value {
     if (req === undefined) {
       // The activation returned.
       acts.pop();
-      exit(th, a.code);
-      send = a.fr[F_RESULT] as Value;
+      exit(th, a);
+      send = a.fr![F_RESULT] as Value;
       if (acts.length === 0) return send;
       continue;
     }
-    const callee = req.fn, code = callee.code;
-    const nf = newFrame(code, th, callee.module, callee.freevars);
     try {
-      acts.push(enter(th, callee, nf, req.site, req.args, req.kwargs));
+      acts.push(start(th, req.fn, req.args, req.kwargs, req.site));
       send = null;
     } catch (e) {
       err = e; // the callee's frame is on it already

@@ -6,43 +6,29 @@
  * in `Compiler.fastExprs`/`fastStmts`), so it behaves, charges and reports errors exactly as it does
  * in an ordinary call. A node with a call is rebuilt from its parts: its operands are evaluated in the
  * same order, and its own operation runs the same helper with the positions the ordinary compiler
- * records for it (the operator, `[`, `.` or `(`). A Starlark→Starlark call is yielded to the
- * trampoline; any other callee is called directly. A construct not handled here (comprehensions,
- * `*args` calls, slices and dict displays around calls, assignments to fields or elements) runs its
+ * records for it (the operator, `[`, `.` or `(`). A call of a Starlark function, or of a built-in
+ * that calls back (`sorted`, `min`, `max`), is yielded to the trampoline; any other callee is called
+ * directly. A construct not handled here (augmented assignments to elements, calls inside assignment
+ * targets, `for a, b in enumerate(...)` clauses, expressions nested more than 200 deep) runs its
  * ordinary closure, whose calls nest on the JS stack.
  *
  * @module
  */
-import { callValue, chargeSteps } from "./calls.ts";
+import { chargeSteps } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from "./compile_expr.ts";
-import { compileAssign, storeAugmented } from "./compile_stmt.ts";
+import { compileAssign, setFieldAt, setIndexAt, storeAugmented } from "./compile_stmt.ts";
 import { binaryOp, isTrue, unaryOp } from "./arith.ts";
-import { type CallRequest, type DeepExpr, type DeepStmt, iterateDeep } from "./deep.ts";
-import {
-  BREAK,
-  type ExprFn,
-  F_LOCALS,
-  F_RESULT,
-  F_THREAD,
-  type Frame,
-  NORMAL,
-  RETURN,
-  StarFunction,
-  type StmtFn,
-} from "./function.ts";
+import { type DeepExpr, type DeepStmt, iterateDeep } from "./deep.ts";
+import { deepCall, deepComprehension, deepDict, type DeepParts, type Part } from "./deep_compile_expr.ts";
+import { BREAK, F_LOCALS, F_RESULT, F_THREAD, NORMAL, RETURN, type StmtFn } from "./function.ts";
 import { type BinaryOp, elifOf, type Expr, type IfStmt, type Stmt } from "../syntax/ast.ts";
-import { type Kwargs, List, type Thread, type Value } from "../values/mod.ts";
+import { slice, type Thread, type Value } from "../values/mod.ts";
+import { atPos } from "./errors.ts";
 import type { Setter } from "./compile_stmt.ts";
 
 /** Expression nesting the deep compiler handles; deeper call-bearing expressions run their ordinary closure. */
 const MAX_DEEP_NESTING = 200;
-
-/** One operand: its ordinary closure, or its generator when it can call. */
-interface Part {
-  readonly fast: ExprFn | null;
-  readonly deep: DeepExpr | null;
-}
 
 /** A statement: its ordinary closure, or its generator when it can call. */
 interface SPart {
@@ -83,7 +69,7 @@ function block(parts: readonly SPart[]): DeepStmt {
   };
 }
 
-class DeepCompiler {
+class DeepCompiler implements DeepParts {
   private readonly calls = new Map<object, boolean>();
   constructor(private readonly c: Compiler) {}
 
@@ -203,8 +189,8 @@ class DeepCompiler {
     };
   }
 
-  private nameSetter(lhs: Expr, pos: { line: number; col: number }): Setter | null {
-    if (!namesOnly(lhs)) return null;
+  nameSetter(lhs: Expr, pos: { line: number; col: number }): Setter | null {
+    if (!namesOnly(lhs)) return this.elementSetter(unparen(lhs));
     const t = unparen(lhs);
     if (t.kind === "Ident") {
       const b = t.binding!;
@@ -215,6 +201,30 @@ class DeepCompiler {
       return compileSetter(this.c, t);
     }
     return compileAssign(this.c, pos, lhs);
+  }
+
+  /**
+   * `x[i] = v` or `x.f = v` whose operands cannot call: compileAssign's setter, from the operands'
+   * recorded closures (compiling them again here, at run time, would see the wrong scope).
+   */
+  private elementSetter(t: Expr): Setter | null {
+    const fast = this.c.fastExprs!;
+    if (t.kind === "IndexExpr") {
+      const X = fast.get(t.x), I = fast.get(t.index);
+      if (X === undefined || I === undefined || this.exprCalls(t.x) || this.exprCalls(t.index)) return null;
+      const pos = { line: t.lbrackLine, col: t.lbrackCol };
+      return (fr, v) => {
+        const x = X(fr), i = I(fr);
+        setIndexAt(fr[F_THREAD] as Thread, x, i, v, pos);
+      };
+    }
+    if (t.kind === "DotExpr") {
+      const X = fast.get(t.x);
+      if (X === undefined || this.exprCalls(t.x)) return null;
+      const pos = { line: t.dotLine, col: t.dotCol }, name = t.name;
+      return (fr, v) => setFieldAt(X(fr), name, v, pos);
+    }
+    return null;
   }
 
   private augmented(s: Extract<Stmt, { kind: "AssignStmt" }>): DeepStmt | null {
@@ -278,7 +288,7 @@ class DeepCompiler {
   }
 
   /** An operand: its ordinary closure when it cannot call, else its generator; null if neither is known. */
-  private part(e: Expr, depth: number): Part | null {
+  part(e: Expr, depth: number): Part | null {
     if (!this.exprCalls(e)) {
       const f = this.c.fastExprs!.get(e);
       return f === undefined ? null : { fast: f, deep: null };
@@ -297,7 +307,7 @@ class DeepCompiler {
       case "ParenExpr":
         return this.expr(e.x, d);
       case "CallExpr":
-        return this.call(e, d);
+        return deepCall(this, e, d);
       case "BinaryExpr": {
         const X = this.part(e.x, d), Y = this.part(e.y, d);
         if (X === null || Y === null) return null;
@@ -372,59 +382,33 @@ class DeepCompiler {
         };
       }
       case "Comprehension":
-        return this.comprehension(e, d);
+        return deepComprehension(this, e, d);
+      case "DictExpr":
+        return deepDict(this, e, d);
+      case "SliceExpr": {
+        const none = { fast: () => null, deep: null };
+        const X = this.part(e.x, d), Lo = e.lo ? this.part(e.lo, d) : none;
+        const Hi = e.hi ? this.part(e.hi, d) : none, St = e.step ? this.part(e.step, d) : none;
+        if (X === null || Lo === null || Hi === null || St === null) return null;
+        const pos = { line: e.lbrackLine, col: e.lbrackCol };
+        return function* (fr) {
+          const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+          const lo = Lo.deep !== null ? yield* Lo.deep(fr) : Lo.fast!(fr);
+          const hi = Hi.deep !== null ? yield* Hi.deep(fr) : Hi.fast!(fr);
+          const st = St.deep !== null ? yield* St.deep(fr) : St.fast!(fr);
+          try {
+            return slice(fr[F_THREAD] as Thread, x, lo, hi, st);
+          } catch (err) {
+            throw atPos(err, pos);
+          }
+        };
+      }
       default:
         return null;
     }
   }
 
-  /** A list comprehension, clause by clause like compile_comp.ts (dict comprehensions run their closure). */
-  private comprehension(e: Extract<Expr, { kind: "Comprehension" }>, depth: number): DeepExpr | null {
-    if (e.curly) return null;
-    type Clause = { X: Part; pos: { line: number; col: number }; set: Setter } | { C: Part };
-    const clauses: Clause[] = [];
-    for (const cl of e.clauses) {
-      if (cl.kind === "IfClause") {
-        const C = this.part(cl.cond, depth);
-        if (C === null) return null;
-        clauses.push({ C });
-        continue;
-      }
-      const pos = { line: cl.line, col: cl.col };
-      const X = this.part(cl.x, depth), set = this.nameSetter(cl.vars, pos);
-      if (X === null || set === null) return null;
-      clauses.push({ X, pos, set });
-    }
-    const B = this.part(e.body as Expr, depth);
-    if (B === null) return null;
-    const n = clauses.length;
-    const run = function* (fr: Frame, i: number, acc: Value[]): Generator<CallRequest, void, Value> {
-      if (i === n) {
-        if (acc.length > 0 && (acc.length & 1023) === 0) (fr[F_THREAD] as Thread).allocate(8 * 1024);
-        acc.push(B.deep !== null ? yield* B.deep(fr) : B.fast!(fr));
-        return;
-      }
-      const cl = clauses[i];
-      if ("C" in cl) {
-        if (isTrue(cl.C.deep !== null ? yield* cl.C.deep(fr) : cl.C.fast!(fr))) yield* run(fr, i + 1, acc);
-        return;
-      }
-      const x = cl.X.deep !== null ? yield* cl.X.deep(fr) : cl.X.fast!(fr);
-      // Like a for statement: one step for the iteration, one for evaluating what it leads to.
-      yield* iterateDeep(fr, x, cl.pos, 2, function* (v) {
-        cl.set(fr, v);
-        yield* run(fr, i + 1, acc);
-        return NORMAL;
-      });
-    };
-    return function* (fr) {
-      const acc: Value[] = [];
-      yield* run(fr, 0, acc);
-      return new List(acc);
-    };
-  }
-
-  private parts(list: readonly Expr[], depth: number): Part[] | null {
+  parts(list: readonly Expr[], depth: number): Part[] | null {
     const out: Part[] = [];
     for (const x of list) {
       const p = this.part(x, depth);
@@ -432,53 +416,6 @@ class DeepCompiler {
       out.push(p);
     }
     return out;
-  }
-
-  /** A call with positional and named arguments; a Starlark callee is yielded to the trampoline. */
-  private call(e: Extract<Expr, { kind: "CallExpr" }>, depth: number): DeepExpr | null {
-    if (e.args.some((a) => a.kind === "star" || a.kind === "starstar")) return null;
-    const pos = this.parts(e.args.filter((a) => a.kind === "positional").map((a) => a.value), depth);
-    const named = e.args.flatMap((a) => a.kind === "named" ? [a] : []);
-    const vals = this.parts(named.map((a) => a.value), depth);
-    if (pos === null || vals === null) return null;
-    const names = named.map((a) => a.name);
-    const site = { line: e.lparenLine, col: e.lparenCol };
-    const args = function* (fr: Frame): Generator<CallRequest, [Value[], Kwargs | null], Value> {
-      const a: Value[] = new Array(pos.length);
-      for (let i = 0; i < pos.length; i++) {
-        const p = pos[i];
-        a[i] = p.deep !== null ? yield* p.deep(fr) : p.fast!(fr);
-      }
-      if (vals.length === 0) return [a, null];
-      const kw: Kwargs = [];
-      for (let i = 0; i < vals.length; i++) {
-        const p = vals[i];
-        kw.push([names[i], p.deep !== null ? yield* p.deep(fr) : p.fast!(fr)]);
-      }
-      return [a, kw];
-    };
-    const fn = e.fn;
-    if (fn.kind === "DotExpr") {
-      // A method call: the receiver, then the attribute (whose absence fails before the arguments run).
-      const R = this.part(fn.x, depth);
-      if (R === null) return null;
-      const dot = { line: fn.dotLine, col: fn.dotCol }, name = fn.name;
-      return function* (fr) {
-        const th = fr[F_THREAD] as Thread;
-        const f = attrAt(th, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr), name, dot);
-        const [a, kw] = yield* args(fr);
-        if (f instanceof StarFunction) return yield { fn: f, args: a, kwargs: kw, site };
-        return callValue(th, f, a, kw, site);
-      };
-    }
-    const F = this.part(fn, depth);
-    if (F === null) return null;
-    return function* (fr) {
-      const f = F.deep !== null ? yield* F.deep(fr) : F.fast!(fr);
-      const [a, kw] = yield* args(fr);
-      if (f instanceof StarFunction) return yield { fn: f, args: a, kwargs: kw, site };
-      return callValue(fr[F_THREAD] as Thread, f, a, kw, site);
-    };
   }
 }
 

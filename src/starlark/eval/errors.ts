@@ -13,7 +13,14 @@
  *
  * @module
  */
-import { type CallFrame, EvalError, ResourceError, StarlarkError, UnhashableError } from "../values/mod.ts";
+import {
+  CallDepthError,
+  type CallFrame,
+  EvalError,
+  ResourceError,
+  StarlarkError,
+  UnhashableError,
+} from "../values/mod.ts";
 import type { FuncCode, Pos } from "./function.ts";
 
 /** A JS exception raised by a buggy built-in or host hook, surfaced as a Starlark error. */
@@ -28,9 +35,8 @@ export class InternalError extends EvalError {
 
 const UNWIND: unique symbol = Symbol("starlark.unwind");
 
-interface Unwinding extends EvalError {
-  [UNWIND]?: { pending: Pos | null };
-}
+/** An error that records its call stack as it propagates. */
+type Unwinding = (EvalError | CallDepthError) & { [UNWIND]?: { pending: Pos | null } };
 
 /**
  * Classifies JS engine errors that mean "out of resources": a stack overflow (V8's RangeError, or the
@@ -59,7 +65,7 @@ export function stackOverflowError(): ResourceError {
  * that case `passthrough` receives the value to rethrow.
  */
 function normalize(e: unknown): Unwinding | { passthrough: unknown } {
-  if (e instanceof EvalError) {
+  if (e instanceof EvalError || e instanceof CallDepthError) {
     const u = e as Unwinding;
     if (u[UNWIND] !== undefined) return u;
     if (e.callStack.length > 0) return { passthrough: e }; // complete stack from another execution
@@ -108,11 +114,21 @@ export function leaveFunction(e: unknown, code: FuncCode, site: Pos | null): unk
   return u;
 }
 
+/** A frame an error leaves: a Starlark function's (`code`), or a built-in's (`code` null, `builtin`). */
+export interface LeftFrame {
+  /** The function's code, or null for a built-in. */
+  readonly code: FuncCode | null;
+  /** The built-in's name (when `code` is null). */
+  readonly builtin: string;
+  /** The call's position in the caller. */
+  readonly site: Pos | null;
+}
+
 /**
- * {@link leaveFunction} for frames an error leaves one after another, innermost first: the frames are
+ * {@link leaveFunction} (or {@link leaveBuiltin}) for frames an error leaves one after another, innermost first: the frames are
  * prepended at once, so that unwinding a deep recursion stays linear.
  */
-export function leaveFunctions(e: unknown, frames: readonly { code: FuncCode; site: Pos | null }[]): unknown {
+export function leaveFunctions(e: unknown, frames: readonly LeftFrame[]): unknown {
   const u = normalize(e);
   if ("passthrough" in u) return u.passthrough;
   const w = u[UNWIND]!;
@@ -120,8 +136,12 @@ export function leaveFunctions(e: unknown, frames: readonly { code: FuncCode; si
   const stack: CallFrame[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const { code, site } = frames[i];
-    const p = w.pending ?? code.entryPos;
-    stack[n - 1 - i] = { name: code.name, filename: code.filename, line: p.line, col: p.col };
+    if (code === null) {
+      stack[n - 1 - i] = { name: frames[i].builtin, filename: "<builtin>", line: 0, col: 0 };
+    } else {
+      const p = w.pending ?? code.entryPos;
+      stack[n - 1 - i] = { name: code.name, filename: code.filename, line: p.line, col: p.col };
+    }
     w.pending = site;
   }
   for (const f of u.callStack) stack.push(f);

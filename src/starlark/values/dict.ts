@@ -240,6 +240,16 @@ export class Dict extends StarObject implements Mutable {
     this.setByHash(hk, key, value);
   }
   /**
+   * {@link setUnchecked}, except that a key too deep to compare with the equal key present is not
+   * inserted (no error): returns false then.
+   */
+  trySet(key: Value, value: Value): boolean {
+    const hk = hashKey(key);
+    if (key instanceof Tuple && isTooDeepKey(hk) && this.getByHash(hk) !== undefined) return false;
+    this.setByHash(hk, key, value);
+    return true;
+  }
+  /**
    * Inserts or replaces the entry of `key`, whose hash key is `hk`, without mutability checks; returns
    * true when a new entry was added. An existing entry keeps its original key, as in the reference.
    */

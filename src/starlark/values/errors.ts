@@ -109,3 +109,26 @@ export class StarlarkSyntaxError extends StarlarkError {
     this.msg = msg;
   }
 }
+
+/**
+ * A call past the thread's `maxCallDepth` (a `depth` ResourceError) that, like an {@link EvalError},
+ * records the Starlark call stack as it propagates, so that the command line can print the reference's
+ * traceback. Hosts that show only the message (the CodeMode path) are unaffected.
+ */
+export class CallDepthError extends ResourceError {
+  /** Innermost frame last, like {@link EvalError.callStack}. */
+  callStack: CallFrame[] = [];
+  /** Creates the error; the interpreter fills the call stack as it propagates. */
+  constructor(message: string) {
+    super("depth", message);
+    this.name = "CallDepthError";
+  }
+  /** The traceback and final line the reference command prints for a stack overflow. */
+  backtrace(): string {
+    let s = "Traceback (most recent call last):\n";
+    for (const f of this.callStack) {
+      s += f.line > 0 ? `  ${f.filename}:${f.line}:${f.col}: in ${f.name}\n` : `  <builtin>: in ${f.name}\n`;
+    }
+    return s + "Error: Starlark stack overflow";
+  }
+}

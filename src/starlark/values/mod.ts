@@ -103,6 +103,7 @@ export {
   binaryToBytes,
   Builtin,
   Bytes,
+  CallDepthError,
   checkMutable,
   DEFAULT_DIALECT,
   Dict,
@@ -129,6 +130,8 @@ export {
 } from "./value.ts";
 export type {
   BuiltinFn,
+  BuiltinGen,
+  Callback,
   CallFrame,
   Dialect,
   DictEntry,

@@ -99,6 +99,26 @@ export const EMPTY_TUPLE: Tuple = new Tuple([]);
 /** Signature of a built-in function's implementation. `self` is the Builtin being called. */
 export type BuiltinFn = (thread: Thread, args: Value[], kwargs: Kwargs, self: Builtin) => Value;
 
+/** A call a built-in running as a generator ({@link BuiltinGen}) asks its caller to make: `fn(arg)`. */
+export interface Callback {
+  /** The callable (a Starlark function, lambda or built-in). */
+  readonly fn: Value;
+  /** Its one positional argument. */
+  readonly arg: Value;
+}
+
+/**
+ * A built-in that calls back into Starlark (a `key` function), written as a generator: it yields each
+ * call it needs as a {@link Callback} and receives the result. The evaluator runs it on its explicit
+ * stack, so that recursion through the built-in costs heap, not JS stack.
+ */
+export type BuiltinGen = (
+  thread: Thread,
+  args: Value[],
+  kwargs: Kwargs,
+  self: Builtin,
+) => Generator<Callback, Value, Value>;
+
 /** A built-in function, or a method bound to its receiver. */
 export class Builtin extends StarObject {
   /** Name (for a method, just the method name, e.g. `append`). */
@@ -107,12 +127,18 @@ export class Builtin extends StarObject {
   readonly fn: BuiltinFn;
   /** Bound receiver for methods; `undefined` for plain functions. */
   readonly receiver: Value | undefined;
+  /**
+   * For a built-in that calls back into Starlark: the same function as a generator, which deep
+   * recursion runs instead of {@link fn} (the two must behave alike).
+   */
+  readonly gen: BuiltinGen | undefined;
   /** Creates a builtin. */
-  constructor(name: string, fn: BuiltinFn, receiver?: Value) {
+  constructor(name: string, fn: BuiltinFn, receiver?: Value, gen?: BuiltinGen) {
     super();
     this.name = name;
     this.fn = fn;
     this.receiver = receiver;
+    this.gen = gen;
   }
   /** Always `"builtin_function_or_method"`. */
   get typeName(): string {

@@ -6,6 +6,7 @@
  */
 import { chargeStringCompare, compare, comparePrimitive, equals, truth } from "./ops_compare.ts";
 import { interpolate } from "./percent_format.ts";
+import { isTooDeepKey, tooDeepError } from "./dict.ts";
 import {
   int32Error,
   intAdd,
@@ -377,10 +378,15 @@ function percent(thread: Thread, x: Value, y: Value): Value {
 
 function copyDictInto(thread: Thread, z: Dict, src: Dict): void {
   chargeInserts(thread, src.size, z.size + src.size, ENTRY_BYTES);
+  // The reference ignores the error of an insertion whose key comparison fails (a key too deep to
+  // compare), and that insertion ends the copy.
+  let failed = false;
   eachEntry(thread, src.map, (k, e) => {
+    if (failed) return;
     const cur = z.map.get(k);
-    if (cur !== undefined) cur.value = e.value;
-    else z.map.set(k, { key: e.key, value: e.value } as DictEntry);
+    if (cur === undefined) z.map.set(k, { key: e.key, value: e.value } as DictEntry);
+    else if (isTooDeepKey(k)) failed = true;
+    else cur.value = e.value;
   });
 }
 
@@ -407,6 +413,7 @@ function pipe(thread: Thread, x: Value, y: Value): Value {
       chargeInserts(thread, y.size, z.size + y.size, SET_ENTRY_BYTES);
       eachEntry(thread, y.map, (k, v) => {
         if (!z.map.has(k)) z.map.set(k, v);
+        else if (isTooDeepKey(k)) throw tooDeepError();
       });
       return z;
     }
@@ -424,7 +431,9 @@ function amp(thread: Thread, x: Value, y: Value): Value {
       thread.charge(y.size * lookupSteps(x.size));
       chargeInserts(thread, Math.min(x.size, y.size), Math.min(x.size, y.size), SET_ENTRY_BYTES);
       eachEntry(thread, y.map, (k, v) => {
-        if (x.map.has(k)) z.map.set(k, v);
+        if (!x.map.has(k)) return;
+        if (isTooDeepKey(k)) throw tooDeepError();
+        z.map.set(k, v);
       });
       return z;
     }
@@ -440,8 +449,9 @@ function circumflex(thread: Thread, x: Value, y: Value): Value {
       const z = cloneSet(thread, x, y.size);
       chargeInserts(thread, y.size, z.size + y.size, SET_ENTRY_BYTES);
       eachEntry(thread, y.map, (k, v) => {
-        if (z.map.has(k)) z.map.delete(k);
-        else z.map.set(k, v);
+        if (!z.map.has(k)) z.map.set(k, v);
+        else if (isTooDeepKey(k)) throw tooDeepError();
+        else z.map.delete(k);
       });
       return z;
     }
@@ -453,7 +463,10 @@ function circumflex(thread: Thread, x: Value, y: Value): Value {
 function setDifference(thread: Thread, x: StarSet, y: StarSet): StarSet {
   const z = cloneSet(thread, x, 0);
   thread.charge(y.size * lookupSteps(z.size));
-  eachEntry(thread, y.map, (k) => z.map.delete(k));
+  eachEntry(thread, y.map, (k) => {
+    if (z.map.has(k) && isTooDeepKey(k)) throw tooDeepError();
+    z.map.delete(k);
+  });
   return z;
 }
 

@@ -16,6 +16,7 @@ import { intFloatCmp } from "./int.ts";
 import { Bytes, Dict, EvalError, Float, List, Range, StarSet, Tuple, typeName } from "./value.ts";
 import type { Thread, Value } from "./value.ts";
 import { lookupSteps, SLOTS_PER_STEP } from "./ops_bulk.ts";
+import { isTooDeepKey } from "./dict.ts";
 
 /** The reference's `CompareLimit`: maximum nesting depth of a recursive comparison. */
 export const COMPARE_LIMIT = 10;
@@ -132,7 +133,8 @@ function dictEqual(x: Dict, y: Dict, depth: number, thread: Thread | undefined):
   if (thread !== undefined && x.size > 64) thread.charge(x.size * (lookupSteps(x.size) + 2));
   for (const [k, e] of x.map) {
     const f = y.map.get(k);
-    if (f === undefined) return false;
+    // The reference ignores a failed lookup (a key too deep to compare): not found, so not equal.
+    if (f === undefined || isTooDeepKey(k)) return false;
     if (!equalsDepth(e.value, f.value, depth - 1, thread)) return false;
   }
   return true;
@@ -141,7 +143,8 @@ function dictEqual(x: Dict, y: Dict, depth: number, thread: Thread | undefined):
 function setEqual(x: StarSet, y: StarSet, thread: Thread | undefined): boolean {
   if (x.size !== y.size) return false;
   if (thread !== undefined && x.size > 64) thread.charge(x.size * lookupSteps(x.size));
-  for (const k of x.map.keys()) if (!y.map.has(k)) return false;
+  // As for dicts, a lookup that fails (a key too deep to compare) is a key not found.
+  for (const k of x.map.keys()) if (!y.map.has(k) || isTooDeepKey(k)) return false;
   return true;
 }
 
@@ -244,7 +247,11 @@ function setCompare(op: CompareOp, x: StarSet, y: StarSet): boolean {
 }
 
 function isSubset(x: StarSet, y: StarSet): boolean {
-  for (const k of x.map.keys()) if (!y.map.has(k)) return false;
+  for (const k of x.map.keys()) {
+    if (!y.map.has(k)) return false;
+    // The reference's lookup compares the keys, which fails for keys too deep to compare.
+    if (isTooDeepKey(k)) throw depthError();
+  }
   return true;
 }
 

@@ -8,6 +8,7 @@
 import { ArgConversionError, isIterable, type Unpacker } from "./args.ts";
 import { iterate, len, repr } from "./ops.ts";
 import { transcodeUTF8 } from "./utf8.ts";
+import { isTooDeepKey, tooDeepError } from "./dict.ts";
 import {
   Bytes,
   Dict,
@@ -203,8 +204,9 @@ export function updateDict(thread: Thread, d: Dict, args: Value[], kwargs: Kwarg
         if (src !== d) {
           eachEntry(thread, src.map, (k, e) => {
             const cur = d.map.get(k);
-            if (cur !== undefined) cur.value = e.value;
-            else d.map.set(k, { key: e.key, value: e.value });
+            if (cur === undefined) d.map.set(k, { key: e.key, value: e.value });
+            else if (isTooDeepKey(k)) throw new EvalError(tooDeepError().message); // the key comparison fails
+            else cur.value = e.value;
           });
         }
       }

@@ -40,11 +40,12 @@ export {
   Tuple,
   typeName,
 } from "./object.ts";
-export type { BuiltinFn, Kwargs, Mutable, Value } from "./object.ts";
+export type { BuiltinFn, BuiltinGen, Callback, Kwargs, Mutable, Value } from "./object.ts";
 export { Dict, hashKey, StarSet } from "./dict.ts";
 export type { DictEntry, HashableObject } from "./dict.ts";
 export { Range } from "./range.ts";
 export {
+  CallDepthError,
   EvalError,
   NoSuchAttrError,
   ResourceError,
