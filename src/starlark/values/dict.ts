@@ -304,6 +304,17 @@ export class Dict extends StarObject implements Mutable {
     }
     return out;
   }
+  /** Values in insertion order (position i goes with position i of {@link Dict.keys}). */
+  valueList(): Value[] {
+    const out: Value[] = [];
+    const s = this.#small;
+    if (s !== null) {
+      for (let i = 2; i < s.length; i += 3) out.push(s[i] as Value);
+    } else {
+      for (const e of this.#map!.values()) out.push(e.value);
+    }
+    return out;
+  }
   /** Calls `fn` with each key and value in insertion order; `fn` must not modify the dict. */
   forEach(fn: (key: Value, value: Value) => void): void {
     const s = this.#small;
