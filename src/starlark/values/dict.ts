@@ -304,6 +304,22 @@ export class Dict extends StarObject implements Mutable {
     }
     return out;
   }
+  /**
+   * Copies the entries of a compact `src` (not this dict) into this one, in order, without mutability
+   * checks: existing keys keep their position and take the new value. Returns false, copying nothing,
+   * when `src` is in its hash table form (the caller walks {@link Dict.map} then, with polls).
+   */
+  assignCompact(src: Dict): boolean {
+    const s = src.#small;
+    if (s === null) return false;
+    if (this.#small === NO_ENTRIES && s.length > 0) {
+      // A copy into an empty dict: the triples as they are.
+      this.#small = s.slice();
+      return true;
+    }
+    for (let i = 0; i < s.length; i += 3) this.setByHash(s[i], s[i + 1] as Value, s[i + 2] as Value);
+    return true;
+  }
   /** Values in insertion order (position i goes with position i of {@link Dict.keys}). */
   valueList(): Value[] {
     const out: Value[] = [];
