@@ -111,6 +111,8 @@ export function getattrBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): V
     string,
     Value | undefined,
   ];
+  // A miss with a default on a value without fields of its own builds no error.
+  if (dflt !== undefined && hasMethodAttr(x, name) === false) return dflt;
   const known = attrNames(x).includes(name);
   try {
     return getAttr(thread, x, name);
