@@ -377,6 +377,7 @@ function percent(thread: Thread, x: Value, y: Value): Value {
 
 function copyDictInto(thread: Thread, z: Dict, src: Dict): void {
   chargeInserts(thread, src.size, z.size + src.size, ENTRY_BYTES);
+  if (z.assignCompact(src)) return;
   eachEntry(thread, src.map, (k, e) => {
     const cur = z.map.get(k);
     if (cur !== undefined) cur.value = e.value;
