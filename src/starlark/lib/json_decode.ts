@@ -287,7 +287,7 @@ export class Decoder {
       return cand;
     }
     const k = this.parseString();
-    prev[pos] = PLAIN_KEY_RE.test(k) ? k : null;
+    prev[pos] = isPlainKey(k) ? k : null;
     return k;
   }
 
@@ -363,6 +363,17 @@ export class Decoder {
     const v = parseDecimal(neg ? num.slice(1) : num, this.thread);
     return normInt(neg ? -v : v);
   }
+}
+
+/** Whether `k` matches {@link PLAIN_KEY_RE}; short keys by a loop, cheaper than a regex call. */
+function isPlainKey(k: string): boolean {
+  const n = k.length;
+  if (n > 24) return PLAIN_KEY_RE.test(k);
+  for (let i = 0; i < n; i++) {
+    const c = k.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
 }
 
 function isDigitAt(s: string, k: number): boolean {
