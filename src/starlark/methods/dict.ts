@@ -43,7 +43,7 @@ const clear: DictFn = (_thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
   // The reference reports this error without the method-name prefix.
   checkHashMutable(d, "clear");
-  d.map.clear();
+  d.clearUnchecked();
   return null;
 };
 
@@ -103,9 +103,8 @@ const pop: DictFn = (thread, d, args, kwargs, name) => {
 
 const popitem: DictFn = (_thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
-  const first = d.map.values().next();
-  if (first.done) throw new EvalError(`${name}: empty dict`);
-  const { key } = first.value;
+  const key = d.firstKey();
+  if (key === undefined) throw new EvalError(`${name}: empty dict`);
   const v = named(name, () => dictDelete(d, key)) as Value;
   return new Tuple([key, v]);
 };

@@ -320,6 +320,18 @@ export class Dict extends StarObject implements Mutable {
     for (let i = 0; i < s.length; i += 3) this.setByHash(s[i], s[i + 1] as Value, s[i + 2] as Value);
     return true;
   }
+  /** Removes every entry without mutability checks; a compact dict stays compact, a hash table stays one. */
+  clearUnchecked(): void {
+    if (this.#map !== null) this.#map.clear();
+    else this.#small = NO_ENTRIES;
+  }
+  /** The first key in insertion order, or undefined when the dict is empty. */
+  firstKey(): Value | undefined {
+    const s = this.#small;
+    if (s !== null) return s.length > 0 ? s[1] as Value : undefined;
+    const first = this.#map!.values().next();
+    return first.done ? undefined : first.value.key;
+  }
   /** Values in insertion order (position i goes with position i of {@link Dict.keys}). */
   valueList(): Value[] {
     const out: Value[] = [];
