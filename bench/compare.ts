@@ -19,7 +19,9 @@
  *
  * How each implementation runs a program (each must print the same checksum, or the script fails):
  * - ours: `deno run -A src/starlark/cli_launcher.ts --no-steps --set FILE.star`; the CLI calls `main()` and
- *   prints its repr (`--set` because the reference command enables sets by default).
+ *   prints its repr (`--set` because the reference command enables sets by default). A program whose first
+ *   line is `# dialect: -globalreassign` (it uses `while`) runs with `--while --globalreassign
+ *   --toplevelcontrol` here and `-globalreassign` there.
  * - starlark-go: the `starlark` command on FILE.star plus an appended line `print(main())` (the reference
  *   command does not call `main` by itself). The binary is looked up on PATH, then in `.tools/bin`; if
  *   absent it is built once with `go install go.starlark.net/cmd/starlark@VERSION` into `.tools/bin`
@@ -137,20 +139,41 @@ function lastLine(text: string): string {
   return lines[lines.length - 1] ?? "";
 }
 
+/**
+ * Whether a program's first line is `# dialect: -globalreassign`: the reference command allows `while` only
+ * under that flag, which also allows reassigned globals and top-level control flow.
+ */
+async function needsGlobalReassign(program: string): Promise<boolean> {
+  return (await Deno.readTextFile(program)).startsWith("# dialect: -globalreassign\n");
+}
+
 function runners(starlarkGo: string, python: boolean, cli: string): Runner[] {
   const list: Runner[] = [
     {
       name: "ours",
-      command: (program) =>
-        Promise.resolve({
-          cmd: Deno.execPath(),
-          args: ["run", "-A", cli, "--no-steps", "--set", program],
-        }),
+      command: async (program) => ({
+        cmd: Deno.execPath(),
+        args: [
+          "run",
+          "-A",
+          cli,
+          "--no-steps",
+          "--set",
+          ...(await needsGlobalReassign(program) ? ["--while", "--globalreassign", "--toplevelcontrol"] : []),
+          program,
+        ],
+      }),
       checksum: (out) => lastLine(out.stdout),
     },
     {
       name: "starlark-go",
-      command: async (program) => ({ cmd: starlarkGo, args: [await withDriver(program, "")] }),
+      command: async (program) => ({
+        cmd: starlarkGo,
+        args: [
+          ...(await needsGlobalReassign(program) ? ["-globalreassign"] : []),
+          await withDriver(program, ""),
+        ],
+      }),
       // The reference command prints to stderr.
       checksum: (out) => lastLine(out.stderr),
     },

@@ -68,6 +68,28 @@ const OPS: readonly Op[] = [
     shallow: "1",
     deep: err("intersection"),
   },
+  {
+    name: "set.difference",
+    body: "return len(set([t]).difference([u]))",
+    shallow: "0",
+    deep: err("difference"),
+  },
+  {
+    name: "set.symmetric_difference",
+    body: "return len(set([t]).symmetric_difference([u]))",
+    shallow: "0",
+    deep: err("symmetric_difference"),
+  },
+  { name: "set.issubset", body: "return set([t]).issubset([u])", shallow: "True", deep: err("issubset") },
+  { name: "set.issuperset", body: "return set([t, 1]).issuperset([w])", shallow: "False", deep: "False" },
+  {
+    name: "set.remove",
+    body: "s = set([t])\n    s.remove(u)\n    return len(s)",
+    shallow: "0",
+    deep: err("remove"),
+  },
+  // The reference deletes the first element by comparing keys, so this fails even without a second tuple.
+  { name: "set.pop", body: "return len(set([t]).pop())", shallow: "2", deep: err("pop") },
   { name: "dict |", body: "return len({t: 1} | {u: 2})", shallow: "1", deep: "1" },
   { name: "dict |=", body: "d = {t: 1}\n    d |= {u: 2}\n    return len(d)", shallow: "1", deep: "1" },
   {

@@ -37,7 +37,7 @@ import {
   unpackPositional,
   type Value,
 } from "../values/mod.ts";
-import { attrNames, getAttr } from "../methods/mod.ts";
+import { attrNames, getAttr, hasMethodAttr } from "../methods/mod.ts";
 
 /** `all(iterable)`. */
 export function allBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
@@ -111,6 +111,8 @@ export function getattrBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): V
     string,
     Value | undefined,
   ];
+  // A miss with a default on a value without fields of its own builds no error.
+  if (dflt !== undefined && hasMethodAttr(x, name) === false) return dflt;
   const known = attrNames(x).includes(name);
   try {
     return getAttr(thread, x, name);
@@ -125,6 +127,8 @@ export function getattrBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): V
 /** `hasattr(x, name)`. */
 export function hasattrBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [x, name] = unpackPositional("hasattr", args, kwargs, 2, anyArg, stringArg) as [Value, string];
+  const quick = hasMethodAttr(x, name);
+  if (quick !== undefined) return quick;
   try {
     getAttr(thread, x, name);
     return true;

@@ -91,6 +91,16 @@ export function parseIntLiteral(s: string, base: number, thread?: Thread): numbe
     }
   }
   if (base === 0) base = 10;
+  if (base === 10 && s.length > 0 && s.length <= 15) {
+    // A short decimal is a safe integer: no BigInt round trip (parseDigits charges nothing for it either).
+    let x = 0;
+    for (let i = 0; i < s.length; i++) {
+      const d = s.charCodeAt(i) - 0x30;
+      if (d < 0 || d > 9) return undefined;
+      x = x * 10 + d;
+    }
+    return neg && x !== 0 ? -x : x;
+  }
   const v = parseDigits(s, base, thread);
   if (v === undefined) return undefined;
   return normInt(neg ? -v : v);

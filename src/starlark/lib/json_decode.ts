@@ -26,6 +26,8 @@ const OPEN_FRAME_BYTES = 32;
 const BIG_NUMBER_DIGITS = 1000;
 
 const ENTRY_BYTES = 16;
+/** Entries an object collects as triples before it becomes a dict (a dict's compact size). */
+const COMPACT_ENTRIES = 8;
 const VALUE_BYTES = 16;
 
 /** Charges the superlinear cost of converting a huge decimal number. */
@@ -127,7 +129,12 @@ export class Decoder {
     // itself is being parsed).
     const elems: Value[] = [];
     const starts: number[] = [];
-    const dicts: (Dict | undefined)[] = [];
+    // Per level: whether it is an object; for an object, its dict once it has one (null while its
+    // entries are still [key, key, value] triples on `kv`, from starts[level]: a small object becomes
+    // a dict only when it closes, with an exact-size entry array and no growth on the way).
+    const objs: boolean[] = [];
+    const dicts: (Dict | null)[] = [];
+    const kv: unknown[] = [];
     const keys: (string | undefined)[] = [];
     let depth = 0;
     for (;;) {
@@ -137,7 +144,7 @@ export class Decoder {
       if (++this.values >= VALUES_PER_CHARGE) this.chargeValues();
       switch (b) {
         case 0x22: // "
-          v = depth > 0 && keys[depth - 1] === undefined && dicts[depth - 1] !== undefined
+          v = depth > 0 && keys[depth - 1] === undefined && objs[depth - 1]
             ? this.parseKey(depth - 1)
             : this.parseString();
           break;
@@ -163,8 +170,9 @@ export class Decoder {
             v = b === 0x5b ? new List([]) : new Dict();
             break;
           }
-          starts[depth] = elems.length;
-          dicts[depth] = b === 0x5b ? undefined : new Dict();
+          objs[depth] = b === 0x7b;
+          starts[depth] = b === 0x5b ? elems.length : kv.length;
+          dicts[depth] = null;
           keys[depth] = undefined;
           this.keyPos[depth] = 0;
           depth++;
@@ -186,8 +194,7 @@ export class Decoder {
           return v;
         }
         const top = depth - 1;
-        const dict = dicts[top];
-        if (dict === undefined) {
+        if (!objs[top]) {
           elems.push(v);
           const c = this.next();
           if (c === 0x2c) {
@@ -214,7 +221,23 @@ export class Decoder {
           break;
         }
         // A repeated key keeps its place and takes the new value.
-        dict.setUnchecked(key, v);
+        const dict = dicts[top];
+        if (dict !== null) dict.setUnchecked(key, v);
+        else {
+          const st = starts[top];
+          let j = st;
+          while (j < kv.length && kv[j] !== key) j += 3;
+          if (j < kv.length) kv[j + 2] = v;
+          else if (kv.length - st < 3 * COMPACT_ENTRIES) kv.push(key, key, v); // a string is its own hash key
+          else {
+            // A big object: a dict (and its hash table) from here on, not a linear search per key.
+            const big = new Dict();
+            big.initEntries(kv.slice(st));
+            kv.length = st;
+            big.setUnchecked(key, v);
+            dicts[top] = big;
+          }
+        }
         keys[top] = undefined;
         const c = this.next();
         if (c === 0x2c) {
@@ -224,9 +247,16 @@ export class Decoder {
         if (c !== 0x7d) this.fail(`in object, got ${quoteByte(c)}, want ',' or '}'`);
         this.i++;
         depth--;
-        dicts[top] = undefined;
-        this.alloc(VALUE_BYTES * 2 + ENTRY_BYTES * dict.size);
-        v = dict;
+        let done = dicts[top];
+        if (done === null) {
+          const st = starts[top];
+          done = new Dict();
+          done.initEntries(kv.slice(st));
+          kv.length = st;
+        }
+        dicts[top] = null;
+        this.alloc(VALUE_BYTES * 2 + ENTRY_BYTES * done.size);
+        v = done;
       }
     }
   }
@@ -257,7 +287,7 @@ export class Decoder {
       return cand;
     }
     const k = this.parseString();
-    prev[pos] = PLAIN_KEY_RE.test(k) ? k : null;
+    prev[pos] = isPlainKey(k) ? k : null;
     return k;
   }
 
@@ -333,6 +363,17 @@ export class Decoder {
     const v = parseDecimal(neg ? num.slice(1) : num, this.thread);
     return normInt(neg ? -v : v);
   }
+}
+
+/** Whether `k` matches {@link PLAIN_KEY_RE}; short keys by a loop, cheaper than a regex call. */
+function isPlainKey(k: string): boolean {
+  const n = k.length;
+  if (n > 24) return PLAIN_KEY_RE.test(k);
+  for (let i = 0; i < n; i++) {
+    const c = k.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
 }
 
 function isDigitAt(s: string, k: number): boolean {

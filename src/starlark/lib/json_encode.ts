@@ -69,9 +69,23 @@ class EncodeError extends Error {
 const PLAIN_RE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const ASCII_PRINT_RE = /^[\x20-\x7f]*$/;
 
+/** Strings up to this long are checked by a loop: cheaper than a regex call for short keys and words. */
+const SHORT_PLAIN = 24;
+
+/** Whether `s` matches {@link PLAIN_RE}. */
+function isPlain(s: string): boolean {
+  const n = s.length;
+  if (n > SHORT_PLAIN) return PLAIN_RE.test(s);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
 /** Encodes a string like the reference: `strconv.Quote` for printable ASCII, `json.Marshal` otherwise. */
 function quoteJSON(s: string, thread?: Thread): string {
-  if (PLAIN_RE.test(s)) return '"' + s + '"';
+  if (isPlain(s)) return '"' + s + '"';
   if (!ASCII_PRINT_RE.test(s)) return marshalJSONString(s, thread);
   // Printable ASCII per the reference's test, which admits DEL, that strconv.Quote then escapes.
   return '"' + s.replace(/["\\\x7f]/g, (c) => (c === "\x7f" ? "\\x7f" : "\\" + c)) + '"';
@@ -201,7 +215,7 @@ class Encoder {
         return true;
       }
       case "string":
-        if (PLAIN_RE.test(v)) this.parts.push('"', v, '"');
+        if (isPlain(v)) this.parts.push('"', v, '"');
         else {
           if (v.length >= 64) this.thread.charge(v.length >>> 2); // escaping runs in JS
           this.parts.push(quoteJSON(v, this.thread));
@@ -242,14 +256,26 @@ class Encoder {
 
   /** A dict's keys in sorted order (all keys must be strings). */
   private sortedKeys(d: Dict): string[] {
-    const keys = d.keys();
+    const ks = d.keys() as string[];
+    const order = this.sortedOrder(ks);
+    if (order === undefined) return ks;
+    const out: string[] = new Array(ks.length);
+    for (let j = 0; j < ks.length; j++) out[j] = ks[order[j]];
+    return out;
+  }
+
+  /**
+   * The positions of a dict's keys (in insertion order) in sorted key order, or undefined when there are
+   * fewer than two; fails unless all keys are strings.
+   */
+  private sortedOrder(keys: Value[]): number[] | undefined {
     const n = keys.length;
     for (let i = 0; i < n; i++) {
       const k = keys[i];
       if (typeof k !== "string") throw new EncodeError(`dict has ${typeName(k)} key, want string`);
     }
     const ks = keys as string[];
-    if (n < 2) return ks;
+    if (n < 2) return undefined;
     let order = findShape(this.shapes, ks);
     if (order === undefined) {
       // Charged once per call and shape whether or not another call already sorted it, so that step
@@ -265,9 +291,7 @@ class Encoder {
       }
       remember(this.shapes, ks, order);
     }
-    const out: string[] = new Array(n);
-    for (let j = 0; j < n; j++) out[j] = ks[order[j]];
-    return out;
+    return order;
   }
 
   /** Writes `v`, recursively while the nesting is shallow. */
@@ -283,14 +307,18 @@ class Encoder {
       this.writeArray(obj, obj.typeName, obj.elems, depth);
     } else if (obj instanceof Dict) {
       this.enter(obj);
-      const keys = this.sortedKeys(obj);
+      // Keys and values by position: each value is read in order, not looked up by its key.
+      const keys = obj.keys() as string[];
+      const order = this.sortedOrder(keys);
+      const vals = obj.valueList();
       this.add("{");
       for (let i = 0; i < keys.length; i++) {
-        const k = keys[i];
+        const p = order === undefined ? i : order[i];
+        const k = keys[p];
         if (i > 0) this.add(",");
         this.add(this.keyText(k));
         try {
-          this.write(obj.get(k)!, depth + 1);
+          this.write(vals[p], depth + 1);
         } catch (err) {
           if (err instanceof EncodeError) err.prefix = `in dict key ${quote(k)}: ` + err.prefix;
           throw err;

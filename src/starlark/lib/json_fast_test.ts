@@ -100,3 +100,50 @@ Deno.test("json fast: both directions charge per value, and a deep list per leve
   encodeJSON(w, deep);
   assert.ok(w.steps >= 400_000, `deep: ${w.steps} steps`);
 });
+
+Deno.test("json fast: short string literals (one pass) decode as long ones (validate, then unescape)", () => {
+  const pieces = [
+    "a",
+    "Z ",
+    "\\\\",
+    '\\"',
+    "\\/",
+    "\\b\\f\\n\\r\\t",
+    "\\u00e9",
+    "\\uD83D\\uDE00",
+    "\\ude00",
+    "\\ud83d",
+    "\\ud800\\u0041",
+    "\xc3\xa9",
+    "\xe4\xb8\xad",
+    "\xe4\xb8",
+    "\xff",
+    "\x80",
+    "\x7f",
+    "\\x",
+    "\\u12",
+    "\x01",
+    "\\uzzzz",
+    "\\",
+  ];
+  let seed = 7;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const run = (lit: string): string => {
+    try {
+      return "ok:" + (decode(lit) as string);
+    } catch (e) {
+      return "error:" + (e as Error).message.replace(/at offset \d+, /, "");
+    }
+  };
+  // A long plain prefix sends the same body down the two-pass path; what follows the body is the same.
+  const pad = "p".repeat(5000);
+  for (let i = 0; i < 3000; i++) {
+    let body = "";
+    for (let k = rnd(6); k >= 0; k--) body += pieces[rnd(pieces.length)];
+    // The decoder never hands over a literal whose closing quote is escaped.
+    if (/(^|[^\\])(\\\\)*\\$/.test(body)) continue;
+    const short = run('"' + body + '"');
+    const long = run('"' + pad + body + '"');
+    assert.equal(long, short.startsWith("ok:") ? "ok:" + pad + short.slice(3) : short, JSON.stringify(body));
+  }
+});

@@ -41,6 +41,79 @@ function getu4(s: string, i: number): number {
 }
 
 /**
+ * Literals up to this length are first decoded in one pass that validates as it goes; longer ones (which
+ * need polling and a piece builder) and invalid ones take the two-pass path with the scanner's messages.
+ */
+const FAST_UNQUOTE_MAX = 4096;
+
+// For each escape letter after a backslash, its one-byte decoding; "u" is handled apart.
+const SIMPLE_ESCAPES: (string | undefined)[] = [];
+for (
+  const [c, v] of [['"', '"'], ["\\", "\\"], ["/", "/"], ["b", "\b"], ["f", "\f"], ["n", "\n"], ["r", "\r"], [
+    "t",
+    "\t",
+  ]]
+) {
+  SIMPLE_ESCAPES[c.charCodeAt(0)] = v;
+}
+
+/**
+ * One-pass decoding of a quoted literal: the same result as the two-pass path for valid literals, or
+ * undefined as soon as something would be an error there (a control byte, an inner quote, an unknown
+ * escape, a short `\u`), so that path reports it. Short literals only: the pieces are concatenated directly.
+ */
+function unquoteValid(lit: string): string | undefined {
+  const end = lit.length - 1;
+  let out = "";
+  let start = 1;
+  for (let r = 1; r < end;) {
+    const c = lit.charCodeAt(r);
+    if (c === 0x5c) {
+      if (r + 1 >= end) return undefined; // the closing quote escaped
+      if (r > start) out += lit.slice(start, r);
+      const e = lit.charCodeAt(r + 1);
+      if (e === 0x75) {
+        let rr = getu4(lit, r);
+        if (rr < 0 || r + 6 > end) return undefined;
+        r += 6;
+        if (rr >= 0xd800 && rr < 0xe000) {
+          const rr1 = r + 6 <= end ? getu4(lit, r) : -1;
+          if (rr < 0xdc00 && rr1 >= 0xdc00 && rr1 < 0xe000) {
+            out += encodeRune(0x10000 + ((rr - 0xd800) << 10) + (rr1 - 0xdc00));
+            r += 6;
+            start = r;
+            continue;
+          }
+          rr = RUNE_ERROR;
+        }
+        out += encodeRune(rr);
+        start = r;
+        continue;
+      }
+      const v = SIMPLE_ESCAPES[e];
+      if (v === undefined) return undefined;
+      out += v;
+      r += 2;
+      start = r;
+    } else if (c < 0x20 || c === 0x22) {
+      return undefined;
+    } else if (c < 0x80) {
+      r++;
+    } else {
+      const p = decodeRune(lit, r);
+      if (isInvalid(p)) {
+        out += lit.slice(start, r) + "\xef\xbf\xbd";
+        r++;
+        start = r;
+      } else {
+        r += p & 7;
+      }
+    }
+  }
+  return start === 1 ? lit.slice(1, end) : out + lit.slice(start, end);
+}
+
+/**
  * Decodes one JSON string literal `lit` (including its quotes), exactly like Go's `json.Unmarshal` into
  * a string: scanner validation first, then unescaping, with invalid UTF-8 bytes and unpaired surrogates
  * replaced by U+FFFD. Returns a binary (UTF-8) string.
@@ -48,6 +121,10 @@ function getu4(s: string, i: number): number {
  * @throws {JSONSyntaxError} with the scanner's message for control characters and bad escapes.
  */
 export function unquoteJSONString(lit: string, thread?: Thread): string {
+  if (lit.length <= FAST_UNQUOTE_MAX) {
+    const fast = unquoteValid(lit);
+    if (fast !== undefined) return fast;
+  }
   validateJSON(lit, thread);
   const end = lit.length - 1;
   const out = new TextBuilder(thread);

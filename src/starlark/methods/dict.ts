@@ -43,7 +43,7 @@ const clear: DictFn = (_thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
   // The reference reports this error without the method-name prefix.
   checkHashMutable(d, "clear");
-  d.map.clear();
+  d.clearUnchecked();
   return null;
 };
 
@@ -64,10 +64,12 @@ const get: DictFn = (thread, d, args, kwargs, name) => {
 const items: DictFn = (thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
   chargeTuples(thread, d.size, 2);
-  const out: Value[] = [];
-  for (const e of d.map.values()) {
-    out.push(new Tuple([e.key, e.value]));
-    if ((out.length & HASH_POLL_MASK) === 0) thread.poll();
+  // By position, so a compact dict stays compact.
+  const ks = d.keys(), vs = d.valueList();
+  const out: Value[] = new Array(ks.length);
+  for (let i = 0; i < ks.length; i++) {
+    out[i] = new Tuple([ks[i], vs[i]]);
+    if (((i + 1) & HASH_POLL_MASK) === 0) thread.poll();
   }
   return new List(out);
 };
@@ -81,15 +83,19 @@ const keys: DictFn = (thread, d, args, kwargs, name) => {
 const values: DictFn = (thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
   chargeSlots(thread, d.size);
-  const out: Value[] = [];
-  for (const e of d.map.values()) out.push(e.value);
-  return new List(out);
+  return new List(d.valueList());
 };
 
 const pop: DictFn = (thread, d, args, kwargs, name) => {
   const [k, dflt] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg) as [Value, Value | undefined];
   chargeKeyHash(thread, k);
-  const v = named(name, () => dictDelete(d, k));
+  let v: Value | undefined;
+  try {
+    v = dictDelete(d, k);
+  } catch (e) {
+    if (e instanceof EvalError) throw new EvalError(`${name}: ${e.message}`);
+    throw e;
+  }
   if (v !== undefined) return v;
   if (dflt !== undefined) return dflt;
   throw new EvalError(`${name}: missing key`);
@@ -97,9 +103,8 @@ const pop: DictFn = (thread, d, args, kwargs, name) => {
 
 const popitem: DictFn = (_thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
-  const first = d.map.values().next();
-  if (first.done) throw new EvalError(`${name}: empty dict`);
-  const { key } = first.value;
+  const key = d.firstKey();
+  if (key === undefined) throw new EvalError(`${name}: empty dict`);
   const v = named(name, () => dictDelete(d, key)) as Value;
   return new Tuple([key, v]);
 };
@@ -107,10 +112,15 @@ const popitem: DictFn = (_thread, d, args, kwargs, name) => {
 const setdefault: DictFn = (thread, d, args, kwargs, name) => {
   const [k, dflt] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg) as [Value, Value | undefined];
   chargeKeyHash(thread, k);
-  const v = named(name, () => dictGet(d, k));
-  if (v !== undefined) return v;
   const value = dflt ?? null;
-  named(name, () => dictSet(d, k, value));
+  try {
+    const v = dictGet(d, k);
+    if (v !== undefined) return v;
+    dictSet(d, k, value);
+  } catch (e) {
+    if (e instanceof EvalError) throw new EvalError(`${name}: ${e.message}`);
+    throw e;
+  }
   chargeInserts(thread, 1, d.size, ENTRY_BYTES);
   return value;
 };

@@ -57,11 +57,28 @@ const clear: ListFn = (_thread, l, args, kwargs, name) => {
 
 const extend: ListFn = (thread, l, args, kwargs, name) => {
   const [x] = unpackPositional(name, args, kwargs, 1, iterableArg) as [Value];
-  named(name, () => checkMutable(l, "extend"));
+  if (l.frozen || l.itercount > 0) named(name, () => checkMutable(l, "extend"));
   // `x` may be `l` itself: extendList appends the elements present before the call.
   extendList(thread, l, x instanceof List || x instanceof Tuple ? x.elems : collect(thread, x));
   return null;
 };
+
+/**
+ * The first position in `elems[lo:hi]` holding a value equal to `x`, or -1; one step per element
+ * compared. A comparison error is prefixed with `name`.
+ */
+function findElem(thread: Thread, name: string, elems: Value[], x: Value, lo: number, hi: number): number {
+  try {
+    for (let i = lo; i < hi; i++) {
+      thread.charge(1);
+      if (equals(elems[i], x, thread)) return i;
+    }
+  } catch (e) {
+    if (e instanceof EvalError) throw new EvalError(`${name}: ${e.message}`);
+    throw e;
+  }
+  return -1;
+}
 
 const index: ListFn = (thread, l, args, kwargs, name) => {
   const [x, start, end] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg, anyArg) as [
@@ -69,21 +86,17 @@ const index: ListFn = (thread, l, args, kwargs, name) => {
     Value | undefined,
     Value | undefined,
   ];
-  const [lo, hi] = named(name, () => sliceIndices(start, end, l.elems.length));
-  const i = named(name, () => {
-    for (let i = lo; i < hi; i++) {
-      thread.charge(1);
-      if (equals(l.elems[i], x, thread)) return i;
-    }
-    return -1;
-  });
+  const [lo, hi] = start === undefined && end === undefined
+    ? [0, l.elems.length]
+    : named(name, () => sliceIndices(start, end, l.elems.length));
+  const i = findElem(thread, name, l.elems, x, lo, hi);
   if (i >= 0) return i;
   throw new EvalError(`${name}: value not in list`);
 };
 
 const insert: ListFn = (thread, l, args, kwargs, name) => {
   const [iArg, x] = unpackPositional(name, args, kwargs, 2, intArg, anyArg) as [number, Value];
-  named(name, () => checkMutable(l, "insert into"));
+  if (l.frozen || l.itercount > 0) named(name, () => checkMutable(l, "insert into"));
   const n = l.elems.length;
   let i = iArg < 0 ? iArg + n : iArg;
   thread.allocate(SLOT_BYTES);
@@ -102,21 +115,15 @@ const pop: ListFn = (thread, l, args, kwargs, name) => {
   const orig = iArg ?? n - 1;
   const i = orig < 0 ? orig + n : orig;
   if (i < 0 || i >= n) throw new EvalError(`${name}: ${outOfRange(orig, n)}`);
-  named(name, () => checkMutable(l, "pop from"));
+  if (l.frozen || l.itercount > 0) named(name, () => checkMutable(l, "pop from"));
   thread.charge(1 + ((n - i) >>> 6));
-  return l.elems.splice(i, 1)[0];
+  return i === n - 1 ? l.elems.pop()! : l.elems.splice(i, 1)[0];
 };
 
 const remove: ListFn = (thread, l, args, kwargs, name) => {
   const [x] = unpackPositional(name, args, kwargs, 1, anyArg) as [Value];
-  named(name, () => checkMutable(l, "remove from"));
-  const i = named("remove", () => {
-    for (let i = 0; i < l.elems.length; i++) {
-      thread.charge(1);
-      if (equals(l.elems[i], x, thread)) return i;
-    }
-    return -1;
-  });
+  if (l.frozen || l.itercount > 0) named(name, () => checkMutable(l, "remove from"));
+  const i = findElem(thread, "remove", l.elems, x, 0, l.elems.length);
   if (i < 0) throw new EvalError("remove: element not found");
   thread.charge((l.elems.length - i) >>> 6);
   l.elems.splice(i, 1);

@@ -63,6 +63,20 @@ export function methodNames(recv: Value): string[] {
   return names.slice();
 }
 
+/**
+ * `hasattr(x, name)` without building an error, for values whose only attributes are their type's
+ * methods (not modules, not host values with fields): whether `name` is one. Undefined for the others,
+ * which need the full lookup.
+ */
+export function hasMethodAttr(x: Value, name: string): boolean | undefined {
+  if (x instanceof Module) return undefined;
+  if (x !== null && typeof x === "object") {
+    const h = x as Partial<StarlarkHasAttrs>;
+    if (typeof h.starlarkAttr === "function" || typeof h.starlarkAttrNames === "function") return undefined;
+  }
+  return lookupMethod(x, name) !== undefined;
+}
+
 /** A host value with fields (`x.name`). */
 export interface StarlarkHasAttrs {
   /** The attribute's value, or `undefined` when there is none. */

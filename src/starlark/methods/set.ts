@@ -62,7 +62,7 @@ function eachOf(
 function setDelete(s: StarSet, x: Value): boolean {
   checkHashMutable(s, "delete from");
   if (s.size === 0) return false;
-  return hashing(() => s.map.delete(hashKey(x)));
+  return hashing(() => s.deleteByHash(hashKey(x)));
 }
 
 function has(s: StarSet, x: Value): boolean {
@@ -124,7 +124,8 @@ const issubset: SetFn = (thread, s, args, kwargs, name) => {
   if (s.size > 0) {
     forEach(thread, other, (x) => {
       const k = named(name, () => hashing(() => hashKey(x)));
-      if (s.map.has(k)) found.add(k);
+      // Found by comparing keys, which fails for a key too deep to compare, as in the reference.
+      if (named(name, () => hashing(() => s.map.has(k) && s.has(x)))) found.add(k);
       return found.size === s.size;
     });
   }
@@ -157,7 +158,7 @@ const pop: SetFn = (_thread, s, args, kwargs, name) => {
   const first = s.map.entries().next();
   if (first.done) throw new EvalError(`${name}: empty set`);
   named(name, () => checkHashMutable(s, "delete from"));
-  s.map.delete(first.value[0]);
+  named(name, () => hashing(() => s.deleteByHash(first.value[0])));
   return first.value[1];
 };
 

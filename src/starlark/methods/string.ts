@@ -185,7 +185,40 @@ function runeSet(chars: string): Set<number> {
   return set;
 }
 
+/**
+ * Charges the runes a trim examined when all were ASCII, in the amounts a {@link RuneMeter} charges them
+ * (one step each, flushed per 1,024), so the budgets see the same charges as on the rune-by-rune path.
+ */
+function chargeASCIIRunes(thread: Thread, n: number): void {
+  for (; n >= 1024; n -= 1024) thread.charge(1024);
+  if (n > 0) thread.charge(n);
+}
+
 function trimLeft(thread: Thread, s: string, match: (r: number) => boolean): string {
+  // ASCII needs no rune decoding; a non-ASCII byte among the examined ones sends it all the long way.
+  const n = s.length;
+  let i = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return trimLeftRunes(thread, s, match);
+    if (!match(c)) break;
+  }
+  chargeASCIIRunes(thread, i < n ? i + 1 : i);
+  return i === 0 ? s : s.slice(i);
+}
+
+function trimRight(thread: Thread, s: string, match: (r: number) => boolean): string {
+  let end = s.length;
+  for (; end > 0; end--) {
+    const c = s.charCodeAt(end - 1);
+    if (c >= 0x80) return trimRightRunes(thread, s, match);
+    if (!match(c)) break;
+  }
+  chargeASCIIRunes(thread, end > 0 ? s.length - end + 1 : s.length);
+  return end === s.length ? s : s.slice(0, end);
+}
+
+function trimLeftRunes(thread: Thread, s: string, match: (r: number) => boolean): string {
   const meter = new RuneMeter(thread);
   let i = 0;
   while (i < s.length) {
@@ -199,7 +232,7 @@ function trimLeft(thread: Thread, s: string, match: (r: number) => boolean): str
   return s.slice(i);
 }
 
-function trimRight(thread: Thread, s: string, match: (r: number) => boolean): string {
+function trimRightRunes(thread: Thread, s: string, match: (r: number) => boolean): string {
   const meter = new RuneMeter(thread);
   let end = s.length;
   while (end > 0) {
@@ -241,6 +274,11 @@ const startsWith: StrFn = (thread, s, args, kwargs, name) => {
     Value | undefined,
     Value | undefined,
   ];
+  if (start === undefined && end === undefined && typeof x === "string") {
+    // The common call: the whole string, one affix (no slice, no closure).
+    chargeCompare(thread, x);
+    return name[0] === "e" ? s.endsWith(x) : s.startsWith(x);
+  }
   const [lo, hi] = withPrefix(name, () => sliceIndices(start ?? null, end ?? null, s.length));
   const sub = s.slice(lo, hi < lo ? lo : hi);
   const test = name[0] === "e" ? (p: string) => sub.endsWith(p) : (p: string) => sub.startsWith(p);

@@ -24,8 +24,18 @@ export function splitSpace(s: string, max: number, thread?: Thread): string[] {
       thread?.poll();
       next = i + TEXT_POLL_CHUNK;
     }
-    const p = decodeRune(s, i);
-    if (isSpace(runeOf(p))) {
+    // ASCII (the usual text) needs no rune decoding.
+    const c = s.charCodeAt(i);
+    let space: boolean, size: number;
+    if (c < 0x80) {
+      space = c === 0x20 || (c >= 0x09 && c <= 0x0d);
+      size = 1;
+    } else {
+      const p = decodeRune(s, i);
+      space = isSpace(runeOf(p));
+      size = sizeOf(p);
+    }
+    if (space) {
       if (start >= 0) {
         if (res.length === max) break;
         res.push(s.slice(start, i));
@@ -34,7 +44,7 @@ export function splitSpace(s: string, max: number, thread?: Thread): string[] {
     } else if (start < 0) {
       start = i;
     }
-    i += sizeOf(p);
+    i += size;
   }
   if (start >= 0) res.push(s.slice(start));
   return res;
@@ -53,8 +63,17 @@ export function rsplitSpace(s: string, max: number, thread?: Thread): string[] {
       thread?.poll();
       next = i - TEXT_POLL_CHUNK;
     }
-    const p = decodeLastRune(s, i);
-    if (isSpace(runeOf(p))) {
+    const c = s.charCodeAt(i - 1);
+    let space: boolean, size: number;
+    if (c < 0x80) {
+      space = c === 0x20 || (c >= 0x09 && c <= 0x0d);
+      size = 1;
+    } else {
+      const p = decodeLastRune(s, i);
+      space = isSpace(runeOf(p));
+      size = sizeOf(p);
+    }
+    if (space) {
       if (end >= 0) {
         if (res.length === max) break;
         res.push(s.slice(i, end));
@@ -63,7 +82,7 @@ export function rsplitSpace(s: string, max: number, thread?: Thread): string[] {
     } else if (end < 0) {
       end = i;
     }
-    i -= sizeOf(p);
+    i -= size;
   }
   if (end >= 0) res.push(s.slice(0, end));
   return res.reverse();

@@ -136,7 +136,7 @@ const SPACES = new Set([0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x30
 
 /** Go's `unicode.IsSpace`. */
 export function isSpace(r: number): boolean {
-  if (r <= 0x20) return r === 0x20 || (r >= 0x09 && r <= 0x0d);
+  if (r < 0x80) return r === 0x20 || (r >= 0x09 && r <= 0x0d);
   return SPACES.has(r) || (r >= 0x2000 && r <= 0x200a);
 }
 

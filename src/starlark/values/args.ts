@@ -209,6 +209,14 @@ function paramName(spec: string): [name: string, skipNone: boolean] {
   return [spec, false];
 }
 
+/** Whether the parameter described by `spec` is named `name` (no slicing: this runs on every call). */
+function specNamed(spec: string, name: string): boolean {
+  const d = spec.length - name.length;
+  if (d === 0) return spec === name;
+  if (d < 0 || d > 2 || !spec.startsWith(name)) return false;
+  return d === 1 ? spec.charCodeAt(name.length) === 0x3f : spec.endsWith("??");
+}
+
 /**
  * Unpacks positional and keyword arguments by parameter name (the reference's `UnpackArgs`).
  * A name ending in `?` makes it and every later parameter optional; `??` also treats None as absent.
@@ -226,19 +234,30 @@ export function unpackArgs<const S extends readonly ParamSpec[]>(
   const defined: boolean[] = new Array(n).fill(false);
   for (let i = 0; i < args.length; i++) {
     defined[i] = true;
-    const [name, skipNone] = paramName(specs[i][0]);
-    if (skipNone && args[i] === null) continue;
-    out[i] = convert(fn, name, args[i], specs[i][1]);
+    const [spec, unpack] = specs[i];
+    const v = args[i];
+    if (v === null && spec.endsWith("??")) continue;
+    if (unpack === anyArg) out[i] = v;
+    else {
+      try {
+        out[i] = unpack(v);
+      } catch (e) {
+        if (e instanceof ArgConversionError) {
+          throw new EvalError(`${fn}: for parameter ${paramName(spec)[0]}: ${e.message}`);
+        }
+        throw e;
+      }
+    }
   }
   kwloop: for (const [kname, kval] of kwargs) {
     for (let i = 0; i < n; i++) {
-      const [name, skipNone] = paramName(specs[i][0]);
-      if (name !== kname) continue;
+      const spec = specs[i][0];
+      if (!specNamed(spec, kname)) continue;
       if (defined[i]) {
         throw new EvalError(`${fn}: got multiple values for keyword argument ${quoteName(kname)}`);
       }
       defined[i] = true;
-      if (!(skipNone && kval === null)) out[i] = convert(fn, quoteName(kname), kval, specs[i][1]);
+      if (!(kval === null && spec.endsWith("??"))) out[i] = convert(fn, quoteName(kname), kval, specs[i][1]);
       continue kwloop;
     }
     let msg = `${fn}: unexpected keyword argument ${quoteName(kname)}`;

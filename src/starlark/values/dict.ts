@@ -314,6 +314,55 @@ export class Dict extends StarObject implements Mutable {
     }
     return out;
   }
+  /**
+   * Copies the entries of a compact `src` (not this dict) into this one, in order, without mutability
+   * checks: existing keys keep their position and take the new value. Returns false, copying nothing,
+   * when `src` is in its hash table form (the caller walks {@link Dict.map} then, with polls).
+   *
+   * An entry whose key is too deep to compare with the equal key present cannot be inserted: the copy
+   * ends there, silently (`onTooDeep` "stop", as the reference ignores that failure in `|`), or with
+   * the comparison's error (`"fail"`, as in `update`).
+   */
+  assignCompact(src: Dict, onTooDeep: "stop" | "fail"): boolean {
+    const s = src.#small;
+    if (s === null) return false;
+    if (this.#small === NO_ENTRIES && s.length > 0) {
+      // A copy into an empty dict: the triples as they are.
+      this.#small = s.slice();
+      return true;
+    }
+    for (let i = 0; i < s.length; i += 3) {
+      if (isTooDeepKey(s[i]) && this.getByHash(s[i]) !== undefined) {
+        if (onTooDeep === "stop") return true;
+        throw tooDeepError();
+      }
+      this.setByHash(s[i], s[i + 1] as Value, s[i + 2] as Value);
+    }
+    return true;
+  }
+  /** Removes every entry without mutability checks; a compact dict stays compact, a hash table stays one. */
+  clearUnchecked(): void {
+    if (this.#map !== null) this.#map.clear();
+    else this.#small = NO_ENTRIES;
+  }
+  /** The first key in insertion order, or undefined when the dict is empty. */
+  firstKey(): Value | undefined {
+    const s = this.#small;
+    if (s !== null) return s.length > 0 ? s[1] as Value : undefined;
+    const first = this.#map!.values().next();
+    return first.done ? undefined : first.value.key;
+  }
+  /** Values in insertion order (position i goes with position i of {@link Dict.keys}). */
+  valueList(): Value[] {
+    const out: Value[] = [];
+    const s = this.#small;
+    if (s !== null) {
+      for (let i = 2; i < s.length; i += 3) out.push(s[i] as Value);
+    } else {
+      for (const e of this.#map!.values()) out.push(e.value);
+    }
+    return out;
+  }
   /** Calls `fn` with each key and value in insertion order; `fn` must not modify the dict. */
   forEach(fn: (key: Value, value: Value) => void): void {
     const s = this.#small;
@@ -375,6 +424,14 @@ export class StarSet extends StarObject implements Mutable {
     const k = hashKey(v);
     if (!this.map.has(k)) this.map.set(k, v);
     else if (v instanceof Tuple) hit(k, null);
+  }
+  /**
+   * Removes the element of hash key `hk` without mutability checks; returns whether it was there. Like
+   * the reference's deletion, which compares the keys, it fails for a key too deep to compare (even
+   * with itself: `pop` of such an element fails). Throws {@link UnhashableError} then.
+   */
+  deleteByHash(hk: unknown): boolean {
+    return this.map.has(hk) && hit(hk, this.map.delete(hk));
   }
   /** Elements in insertion order. */
   elems(): Value[] {

@@ -130,9 +130,41 @@ function roundDigits(digits: string, nd: number): { d: string; carry: boolean } 
   return { d: kept, carry: false };
 }
 
+/**
+ * Whether rounding |x| to `p` digits after the decimal point could meet an exact tie, where JS's
+ * `toFixed`/`toExponential` (ties away from zero) and Go (ties to even) part ways. A tie means
+ * x·10^p·2 is an odd integer. For p ≥ 0 that needs x·2^(p+1) = k to be an integer (scaling by a power of
+ * two is exact), and then x·10^p·2 = k·5^p, checked exactly while it is a safe integer. For p < 0 it needs
+ * x to be an integer whose remainder modulo 10^-p is half of it. Answers true when unsure.
+ */
+function mayTie(a: number, p: number): boolean {
+  if (p >= 0) {
+    if (p > 22) return true;
+    const k = a * 2 ** (p + 1);
+    if (!Number.isInteger(k)) return false;
+    const t = k * 5 ** p;
+    return !(t <= Number.MAX_SAFE_INTEGER) || t % 2 === 1;
+  }
+  if (!Number.isInteger(a)) return false;
+  if (!(a <= Number.MAX_SAFE_INTEGER) || p < -15) return true;
+  const q = 10 ** -p;
+  return a % q === q / 2;
+}
+
 function fixedE(x: number, prec: number, e: string): string {
   const sign = x < 0 || Object.is(x, -0) ? "-" : "";
   if (x === 0) return sign + "0." + "0".repeat(prec) + e + "+00";
+  {
+    // JS rounds on the exact binary value too, so away from ties its digits are Go's. The exponent of the
+    // rounded form is the true one or one more (after a carry): both precisions are checked.
+    const s = x.toExponential(prec);
+    const ePos = s.indexOf("e");
+    const exp = +s.slice(ePos + 1);
+    const a = x < 0 ? -x : x;
+    if (!mayTie(a, prec - exp) && !mayTie(a, prec - exp + 1)) {
+      return s.slice(0, ePos) + e + expSuffix(exp);
+    }
+  }
   const { digits, dp } = exactDecimal(Math.abs(x));
   const r = roundDigits(digits, prec + 1);
   let d = r.d;
@@ -148,6 +180,9 @@ function fixedE(x: number, prec: number, e: string): string {
 function fixedF(x: number, prec: number): string {
   const sign = x < 0 || Object.is(x, -0) ? "-" : "";
   if (x === 0) return sign + "0" + (prec > 0 ? "." + "0".repeat(prec) : "");
+  // Below 1e21 toFixed writes plain digits, rounded on the exact value: Go's, away from exact ties.
+  const a = x < 0 ? -x : x;
+  if (a < 1e21 && !mayTie(a, prec)) return x.toFixed(prec);
   const { digits, dp } = exactDecimal(Math.abs(x));
   // Keep dp integer digits plus prec fractional digits.
   const nd = dp + prec;

@@ -54,7 +54,8 @@ export function freeze(x: Value): void {
     } else if (v instanceof Dict) {
       if (v.frozen) continue;
       v.frozen = true;
-      for (const e of v.map.values()) stack.push(e.key, e.value);
+      // Without reading `map`, which would convert a compact dict; forEach copies nothing.
+      v.forEach((k, e) => stack.push(k, e));
     } else if (v instanceof StarSet) {
       if (v.frozen) continue;
       v.frozen = true;

@@ -378,6 +378,7 @@ function percent(thread: Thread, x: Value, y: Value): Value {
 
 function copyDictInto(thread: Thread, z: Dict, src: Dict): void {
   chargeInserts(thread, src.size, z.size + src.size, ENTRY_BYTES);
+  if (z.assignCompact(src, "stop")) return;
   // The reference ignores the error of an insertion whose key comparison fails (a key too deep to
   // compare), and that insertion ends the copy.
   let failed = false;

@@ -13,7 +13,7 @@
  * @module
  */
 import { intFloatCmp } from "./int.ts";
-import { Bytes, Dict, EvalError, Float, List, Range, StarSet, Tuple, typeName } from "./value.ts";
+import { Bytes, Dict, EvalError, Float, hashKey, List, Range, StarSet, Tuple, typeName } from "./value.ts";
 import type { Thread, Value } from "./value.ts";
 import { lookupSteps, SLOTS_PER_STEP } from "./ops_bulk.ts";
 import { isTooDeepKey } from "./dict.ts";
@@ -127,10 +127,25 @@ function seqEqual(x: Value[], y: Value[], depth: number, thread: Thread | undefi
   return true;
 }
 
+/** Dicts up to this size are compared from copies of their entries (they may be in compact form). */
+const SMALL_DICT = 8;
+
 function dictEqual(x: Dict, y: Dict, depth: number, thread: Thread | undefined): boolean {
   if (x.size !== y.size) return false;
   // A lookup and a comparison of the values per entry.
   if (thread !== undefined && x.size > 64) thread.charge(x.size * (lookupSteps(x.size) + 2));
+  if (x.size <= SMALL_DICT) {
+    // Small dicts may be compact: by position and hash key, not through `map`, which would convert them.
+    const ks = x.keys(), vs = x.valueList();
+    for (let i = 0; i < ks.length; i++) {
+      const hk = hashKey(ks[i]);
+      const f = y.getByHash(hk);
+      // The reference ignores a failed lookup (a key too deep to compare): not found, so not equal.
+      if (f === undefined || isTooDeepKey(hk)) return false;
+      if (!equalsDepth(vs[i], f, depth - 1, thread)) return false;
+    }
+    return true;
+  }
   for (const [k, e] of x.map) {
     const f = y.map.get(k);
     // The reference ignores a failed lookup (a key too deep to compare): not found, so not equal.

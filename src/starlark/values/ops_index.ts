@@ -235,8 +235,19 @@ export function slice(thread: Thread, x: Value, lo: Value, hi: Value, stepv: Val
   return x instanceof List ? new List(out) : new Tuple(out);
 }
 
+/** Longest strided string slice built by concatenation (its rope of one-byte nodes stays small). */
+const STRIDE_CONCAT_MAX = 4096;
+
 function sliceString(thread: Thread, s: string, start: number, end: number, step: number): string {
   if (step === 1) return s.slice(start, end);
+  const count = step > 0 ? Math.ceil((end - start) / step) : Math.ceil((start - end) / -step);
+  if (count <= STRIDE_CONCAT_MAX) {
+    // One-byte strings are V8's cached single characters: `+=` allocates only rope nodes, cheaper than
+    // gathering char codes for fromCharCode.
+    let out = "";
+    for (let i = start; step > 0 ? i < end : i > end; i += step) out += s[i];
+    return out;
+  }
   const parts: string[] = [];
   const codes: number[] = [];
   for (let i = start; step > 0 ? i < end : i > end; i += step) {

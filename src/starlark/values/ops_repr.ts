@@ -140,6 +140,8 @@ class Cursor {
     readonly elems: readonly Value[] | undefined,
     readonly entries: Iterator<Value | DictEntry> | undefined,
     readonly isDict: boolean,
+    /** A dict's values, by the position of its keys in `elems`. */
+    readonly vals?: readonly Value[],
   ) {}
 }
 
@@ -221,6 +223,9 @@ class Path {
   }
 }
 
+/** Dicts up to this size are printed from copies of their keys and values (see writeValue). */
+const SMALL_DICT = 8;
+
 /** How many items the printer handles between two budget checks. */
 const CHECK_EVERY = 256;
 /** Steps per item printed (a conversion to text and an append: 50–200 ns). */
@@ -273,7 +278,13 @@ function writeValue(root: Value, thread: Thread | undefined): string {
       out.add("{");
       stack.push(CLOSE_DICT, POP);
       path.push(w);
-      stack.push(new Cursor(undefined, w.map.values(), true));
+      // A small dict by position (copying a few entries keeps it in its compact form); a big one through
+      // its entries, without a copy.
+      stack.push(
+        w.size <= SMALL_DICT
+          ? new Cursor(w.keys(), undefined, true, w.valueList())
+          : new Cursor(undefined, w.map.values(), true),
+      );
     } else if (w instanceof StarSet) {
       out.add("set([");
       stack.push(CLOSE_SET, new Cursor(undefined, w.map.values(), false));
@@ -288,9 +299,10 @@ function writeValue(root: Value, thread: Thread | undefined): string {
 /** Moves `c` on by one element: its separator is written, the element goes on the stack above `c`. */
 function nextElem(stack: Work[], out: TextBuilder, c: Cursor): void {
   let v: Value | DictEntry;
+  const k = c.i;
   if (c.elems !== undefined) {
-    if (c.i >= c.elems.length) return;
-    v = c.elems[c.i];
+    if (k >= c.elems.length) return;
+    v = c.elems[k];
   } else {
     const r = c.entries!.next();
     if (r.done === true) return;
@@ -298,7 +310,8 @@ function nextElem(stack: Work[], out: TextBuilder, c: Cursor): void {
   }
   if (c.i++ > 0) out.add(", ");
   stack.push(c);
-  if (c.isDict) {
+  if (c.vals !== undefined) stack.push(c.vals[k], COLON, v as Value);
+  else if (c.isDict) {
     const e = v as DictEntry;
     stack.push(e.value, COLON, e.key);
   } else stack.push(v as Value);

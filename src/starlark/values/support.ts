@@ -173,8 +173,12 @@ export function hashing<T>(f: () => T): T {
 
 /** `d[k] = v` with mutability and hashability checks (messages without a function prefix). */
 export function dictSet(d: Dict, k: Value, v: Value): void {
-  checkHashMutable(d, "insert into");
-  hashing(() => d.setUnchecked(k, v));
+  if (d.frozen || d.itercount > 0) checkHashMutable(d, "insert into");
+  try {
+    d.setUnchecked(k, v);
+  } catch (e) {
+    throw e instanceof UnhashableError ? new EvalError(e.message) : e;
+  }
 }
 
 /** Adds `v` to set `s` with mutability and hashability checks. */
@@ -185,7 +189,11 @@ export function setInsert(s: StarSet, v: Value): void {
 
 /** Looks `k` up in `d` (throws for unhashable keys); `undefined` when absent. */
 export function dictGet(d: Dict, k: Value): Value | undefined {
-  return hashing(() => d.get(k));
+  try {
+    return d.get(k);
+  } catch (e) {
+    throw e instanceof UnhashableError ? new EvalError(e.message) : e;
+  }
 }
 
 /**
@@ -201,7 +209,7 @@ export function updateDict(thread: Thread, d: Dict, args: Value[], kwargs: Kwarg
         chargeInserts(thread, src.size, d.size + src.size, ENTRY_BYTES);
         // `d.update(d)` changes nothing (every key is present, with its own value); any other source
         // is read in place, without a copy of its entries.
-        if (src !== d) {
+        if (src !== d && !hashing(() => d.assignCompact(src, "fail"))) {
           eachEntry(thread, src.map, (k, e) => {
             const cur = d.map.get(k);
             if (cur === undefined) d.map.set(k, { key: e.key, value: e.value });
