@@ -8,9 +8,9 @@ import {
   boolArg,
   type Builtin,
   Bytes,
-  call,
   callableArg,
   type Callback,
+  callOne,
   chargeInserts,
   chargeKeyHash,
   chargeTranscode,
@@ -114,39 +114,27 @@ export function listBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Valu
 
 /** `max(...)` and `min(...)`: one iterable or several positional values, with an optional `key`. */
 export function minmaxBuiltin(thread: Thread, args: Value[], kwargs: Kwargs, self: Builtin): Value {
-  const name = self.name;
-  if (args.length === 0) throw new EvalError(`${name} requires at least one positional argument`);
-  const [key] = unpackArgs(name, [], kwargs, ["key?", callableArg]);
-  const op = name === "max" ? ">" : "<";
-  const iterable = args.length === 1 ? args[0] : new Tuple(args);
-  if (!isIterable(iterable)) throw new EvalError(`${name}: ${typeName(iterable)} value is not iterable`);
-  const it = iterate(iterable);
-  try {
-    let extremum = it.next();
-    if (extremum === undefined) throw new EvalError(`${name}: argument is an empty sequence`);
-    let extremeKey = key === undefined ? extremum : call(thread, key, [extremum], []);
-    for (let x = it.next(); x !== undefined; x = it.next()) {
-      thread.charge(1);
-      const k = key === undefined ? x : call(thread, key, [x], []);
-      let better: boolean;
-      try {
-        better = compare(op, k, extremeKey);
-      } catch (e) {
-        if (e instanceof EvalError) throw new EvalError(`${name}: ${e.message}`);
-        throw e;
-      }
-      if (better) {
-        extremum = x;
-        extremeKey = k;
-      }
+  // The generator below does the work; here its key calls are made directly, on the JS stack. A call
+  // that fails is thrown into it, so its iteration is closed as it unwinds.
+  const run = minmaxGen(thread, args, kwargs, self);
+  let r = run.next();
+  while (!r.done) {
+    let k: Value;
+    try {
+      k = callOne(thread, r.value.fn, r.value.arg);
+    } catch (e) {
+      r = run.throw(e);
+      continue;
     }
-    return extremum;
-  } finally {
-    it.done();
+    r = run.next(k);
   }
+  return r.value;
 }
 
-/** {@link minmaxBuiltin} as a generator yielding its key calls (see `BuiltinGen`). */
+/**
+ * {@link minmaxBuiltin} as a generator yielding its key calls (see `BuiltinGen`); without a key it yields
+ * nothing.
+ */
 export function* minmaxGen(
   thread: Thread,
   args: Value[],
@@ -156,8 +144,6 @@ export function* minmaxGen(
   const name = self.name;
   if (args.length === 0) throw new EvalError(`${name} requires at least one positional argument`);
   const [key] = unpackArgs(name, [], kwargs, ["key?", callableArg]);
-  // Without a key nothing calls back: the ordinary function does it all.
-  if (key === undefined) return minmaxBuiltin(thread, args, kwargs, self);
   const op = name === "max" ? ">" : "<";
   const iterable = args.length === 1 ? args[0] : new Tuple(args);
   if (!isIterable(iterable)) throw new EvalError(`${name}: ${typeName(iterable)} value is not iterable`);
@@ -165,10 +151,10 @@ export function* minmaxGen(
   try {
     let extremum = it.next();
     if (extremum === undefined) throw new EvalError(`${name}: argument is an empty sequence`);
-    let extremeKey = yield { fn: key, arg: extremum };
+    let extremeKey = key === undefined ? extremum : yield { fn: key, arg: extremum };
     for (let x = it.next(); x !== undefined; x = it.next()) {
       thread.charge(1);
-      const k = yield { fn: key, arg: x };
+      const k = key === undefined ? x : yield { fn: key, arg: x };
       let better: boolean;
       try {
         better = compare(op, k, extremeKey);

@@ -5,12 +5,11 @@
  * @module
  */
 import type { Comprehension, Expr } from "../syntax/ast.ts";
-import { chargeKeyHash, Dict, List, type Thread, Tuple, type Value } from "../values/mod.ts";
+import { Dict, List, type Thread, type Value } from "../values/mod.ts";
 import { isTrue } from "./arith.ts";
 import type { Compiler } from "./compile.ts";
-import { compileExpr } from "./compile_expr.ts";
+import { compileExpr, setBuilt } from "./compile_expr.ts";
 import { compileAssign } from "./compile_stmt.ts";
-import { atPos } from "./errors.ts";
 import { type ExprFn, F_THREAD, type Frame, NORMAL, type Pos } from "./function.ts";
 import { runLoop, type Step } from "./loops.ts";
 import { type PairPlan, Pairs, planPairLoop } from "./pairs.ts";
@@ -55,14 +54,7 @@ export function compileComprehension(c: Compiler, e: Comprehension): ExprFn {
     inner = (fr, acc) => {
       const k = K(fr), v = V(fr);
       const d = acc as Dict;
-      const before = d.size;
-      try {
-        if (k instanceof Tuple) chargeKeyHash(fr[F_THREAD] as Thread, k);
-        d.setUnchecked(k, v);
-      } catch (err) {
-        throw atPos(err, pos);
-      }
-      if (d.size !== before && (d.size & 1023) === 0) (fr[F_THREAD] as Thread).allocate(64 * 1024);
+      if (setBuilt(fr, d, k, v, pos) && (d.size & 1023) === 0) (fr[F_THREAD] as Thread).allocate(64 * 1024);
     };
   } else {
     const B = compileExpr(c, e.body as Expr);

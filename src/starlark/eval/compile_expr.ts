@@ -377,8 +377,11 @@ export function newDict(fr: Frame, n: number): Dict {
   return new Dict();
 }
 
-/** Adds an entry of a dict display (`pos` is its colon), failing on a duplicate key. */
-export function dictDisplayEntry(fr: Frame, d: Dict, k: Value, v: Value, pos: Pos): void {
+/**
+ * Sets `k: v` in a dict being built by a display or a comprehension, charging a tuple key's hashing and
+ * reporting a failure (an unhashable key) at `pos`; returns whether the key was new.
+ */
+export function setBuilt(fr: Frame, d: Dict, k: Value, v: Value, pos: Pos): boolean {
   const before = d.size;
   try {
     if (k instanceof Tuple) chargeKeyHash(fr[F_THREAD] as Thread, k);
@@ -386,7 +389,12 @@ export function dictDisplayEntry(fr: Frame, d: Dict, k: Value, v: Value, pos: Po
   } catch (err) {
     throw atPos(err, pos);
   }
-  if (d.size === before) throw errorAt(`duplicate key: ${repr(k)}`, pos);
+  return d.size !== before;
+}
+
+/** Adds an entry of a dict display (`pos` is its colon), failing on a duplicate key. */
+export function dictDisplayEntry(fr: Frame, d: Dict, k: Value, v: Value, pos: Pos): void {
+  if (!setBuilt(fr, d, k, v, pos)) throw errorAt(`duplicate key: ${repr(k)}`, pos);
 }
 
 /**
