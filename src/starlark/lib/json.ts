@@ -55,7 +55,11 @@ function encodeFn(thread: Thread, args: Value[], kwargs: Kwargs): Value {
 }
 
 function decodeFn(thread: Thread, args: Value[], kwargs: Kwargs): Value {
-  const [s, dflt] = unpackArgs("json.decode", args, kwargs, ["x", stringArg], ["default?", anyArg]);
+  // The usual call, json.decode(text), without the general unpacking.
+  const plain = args.length === 1 && kwargs.length === 0 && typeof args[0] === "string";
+  const [s, dflt] = plain
+    ? [args[0], undefined]
+    : unpackArgs("json.decode", args, kwargs, ["x", stringArg], ["default?", anyArg]);
   if (args.length < 1) {
     // x is positional-only, which the unpacking rules cannot express (the reference checks it the same way).
     throw new EvalError("json.decode: unexpected keyword argument x");

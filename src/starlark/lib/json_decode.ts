@@ -57,6 +57,18 @@ const STEPS_PER_VALUE = 3;
 /** Values parsed between two charges (each charge may poll the interrupt hook). */
 const VALUES_PER_CHARGE = 1024;
 
+/**
+ * Per nesting level, the keys of the last object decoded there, by position (null: not reusable), kept
+ * from one document to the next: a program decoding many small records of one shape (an API's items, a
+ * file of JSON lines) meets the same keys again, and a reused key is neither sliced nor hashed anew.
+ * Bounded to {@link RECENT_KEY_LEVELS} levels of {@link RECENT_KEY_POSITIONS} plain keys of at most
+ * {@link RECENT_KEY_LENGTH} characters. Decoding is synchronous and never re-entered, so one table serves.
+ */
+const RECENT_KEYS: (string | null)[][] = [];
+const RECENT_KEY_LEVELS = 16;
+const RECENT_KEY_POSITIONS = 64;
+const RECENT_KEY_LENGTH = 64;
+
 // Object keys that are their own JSON text (see Decoder.parseKey).
 const PLAIN_KEY_RE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
@@ -70,8 +82,8 @@ export class Decoder {
   private pending = 0;
   /** Values parsed and not yet charged. */
   private values = 0;
-  /** Per nesting level: the keys of the last object seen there, by position (null: not reusable). */
-  private readonly prevKeys: ((string | null)[] | undefined)[] = [];
+  /** Per nesting level: the keys of the last object seen there, by position (see {@link RECENT_KEYS}). */
+  private readonly prevKeys = RECENT_KEYS;
   /** Per nesting level: the position of the next key in the object being parsed. */
   private readonly keyPos: number[] = [];
 
@@ -273,9 +285,10 @@ export class Decoder {
    * string, and its hash is already computed).
    */
   private parseKey(level: number): string {
+    const pos = this.keyPos[level]++;
+    if (level >= RECENT_KEY_LEVELS || pos >= RECENT_KEY_POSITIONS) return this.parseString();
     let prev = this.prevKeys[level];
     if (prev === undefined) prev = this.prevKeys[level] = [];
-    const pos = this.keyPos[level]++;
     const cand = prev[pos];
     const s = this.s;
     const i = this.i;
@@ -287,7 +300,7 @@ export class Decoder {
       return cand;
     }
     const k = this.parseString();
-    prev[pos] = isPlainKey(k) ? k : null;
+    prev[pos] = k.length <= RECENT_KEY_LENGTH && isPlainKey(k) ? k : null;
     return k;
   }
 

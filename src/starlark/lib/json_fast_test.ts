@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type Builtin, Dict, EvalError, List, repr, Thread, Tuple, type Value } from "../values/mod.ts";
 import { encodeJSON, json } from "./json.ts";
+import { seededRandom } from "../seeded_random_test.ts";
 
 const decode = (s: string, thread = new Thread()): Value => {
   const b = json.members.get("decode") as Builtin;
@@ -81,6 +82,43 @@ Deno.test("json fast: decoded keys are reused only when the text is identical", 
   assert.equal(repr(decode('[{"a\\tb":1},{"a\tb":2}]')), '[{"a\\tb": 1}, {"a\\tb": 2}]');
   // Repeated keys keep their first position and their last value.
   assert.equal(repr(decode('{"a":1,"b":2,"a":3}')), '{"a": 3, "b": 2}');
+});
+
+Deno.test("json fast: keys remembered from one document are reused in the next only when identical", () => {
+  // Seeded: documents of one shape with keys that sometimes change by one character, grow, shrink or
+  // gain an escape; each decodes exactly like the same document decoded first (nothing remembered).
+  const next = seededRandom(12345);
+  const rand = (n: number) => Math.floor(next() * n);
+  const fresh = (text: string) => {
+    // Replaces every remembered key these documents can meet by one none of them has.
+    decode("{" + [0, 1, 2, 3, 4].map((j) => `"#${j}":{"#":0}`).join(",") + "}");
+    return repr(decode(text));
+  };
+  for (let i = 0; i < 300; i++) {
+    const keys = ["id", "name", "price", "tags", "pos"].map((k) => {
+      switch (rand(6)) {
+        case 0:
+          return k.slice(0, -1) + String.fromCharCode(97 + rand(26));
+        case 1:
+          return k + "x";
+        case 2:
+          return k.slice(1);
+        case 3:
+          return k.slice(0, 1) + "\\u00" + k.charCodeAt(1).toString(16) + k.slice(2);
+        default:
+          return k;
+      }
+    });
+    const text = "{" + keys.map((k, j) => `"${k}":{"${keys[(j + 1) % 5]}":${j}}`).join(",") + "}";
+    const reused = repr(decode(text));
+    assert.equal(reused, fresh(text), text);
+  }
+  // Deeper than the remembered levels and wider than the remembered positions: decoded as usual.
+  const deep = `${"[".repeat(40)}{"k":1}${"]".repeat(40)}`;
+  assert.equal(repr(decode(deep)), repr(decode(deep)));
+  const wide = "{" + Array.from({ length: 100 }, (_, j) => `"k${j}":${j}`).join(",") + "}";
+  assert.equal((decode(wide) as Dict).size, 100);
+  assert.equal(repr(decode(wide)), repr(decode(wide.replace('"k99"', '"k9x"'))).replace('"k9x"', '"k99"'));
 });
 
 Deno.test("json fast: both directions charge per value, and a deep list per level", () => {
