@@ -7,7 +7,7 @@
  * `STARLARK_REF=1` the reference's whole output (tracebacks included) must equal ours.
  */
 import assert from "node:assert/strict";
-import { runCli } from "../../src/starlark/cli.ts";
+import { runCliCapture, runReferenceFile } from "./cli_runs.ts";
 import { seededRandom } from "../../src/starlark/seeded_random_test.ts";
 
 const withReference = Deno.env.get("STARLARK_REF") === "1";
@@ -157,29 +157,8 @@ function source(op: Op, n: number): string {
     "print(go())\n";
 }
 
-function runOurs(src: string): string {
-  let out = "";
-  const dec = new TextDecoder();
-  runCli(["--recursion", "--set", "--no-steps", FILE], {
-    readFile: () => src,
-    stdout: (b) => void (out += dec.decode(b)),
-    stderr: (b) => void (out += dec.decode(b)),
-  });
-  return out;
-}
-
-async function runReference(src: string): Promise<string> {
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.writeTextFile(`${dir}/${FILE}`, src);
-    const args = ["-recursion", "-set", FILE];
-    const out = await new Deno.Command("starlark", { args, cwd: dir }).output();
-    const dec = new TextDecoder();
-    return dec.decode(out.stdout) + dec.decode(out.stderr);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+const runOurs = (src: string) => runCliCapture(["--recursion", "--set", "--no-steps"], FILE, src);
+const runReference = (src: string) => runReferenceFile(["-recursion", "-set"], FILE, src);
 
 const rnd = seededRandom(7_121_202);
 for (const op of OPS) {

@@ -12,7 +12,7 @@
  * `RangeError` or an internal error. With `STARLARK_REF=1` the reference must print the same.
  */
 import assert from "node:assert/strict";
-import { runCli } from "../../src/starlark/cli.ts";
+import { runCliCapture, runReferenceFile } from "./cli_runs.ts";
 import { execFile, ResourceError, Thread } from "../../src/starlark/mod.ts";
 import { seededRandom } from "../../src/starlark/seeded_random_test.ts";
 
@@ -22,28 +22,8 @@ const FILE = "deep.star";
 const MAX_FRAMES = 100_000;
 
 /** Runs `src` through our CLI as `--recursion FILE`: stdout and stderr together. */
-function runOurs(src: string): string {
-  let out = "";
-  const dec = new TextDecoder();
-  runCli(["--recursion", "--no-steps", FILE], {
-    readFile: () => src,
-    stdout: (b) => void (out += dec.decode(b)),
-    stderr: (b) => void (out += dec.decode(b)),
-  });
-  return out;
-}
-
-async function runReference(src: string): Promise<string> {
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.writeTextFile(`${dir}/${FILE}`, src);
-    const out = await new Deno.Command("starlark", { args: ["-recursion", FILE], cwd: dir }).output();
-    const dec = new TextDecoder();
-    return dec.decode(out.stdout) + dec.decode(out.stderr);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+const runOurs = (src: string) => runCliCapture(["--recursion", "--no-steps"], FILE, src);
+const runReference = (src: string) => runReferenceFile(["-recursion"], FILE, src);
 
 /**
  * One way for level n of `f` to reach level n - 1 and return n (the body of `if n % K == i:`, at

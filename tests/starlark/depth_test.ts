@@ -6,6 +6,7 @@
  * they run from a file).
  */
 import assert from "node:assert/strict";
+import { runReferenceFile } from "./cli_runs.ts";
 import { json, math } from "../../src/starlark/lib/mod.ts";
 import {
   call,
@@ -39,17 +40,7 @@ function runOurs(src: string): string {
   return out;
 }
 
-async function runReference(src: string): Promise<string> {
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.writeTextFile(`${dir}/${FILE}`, src);
-    const out = await new Deno.Command("starlark", { args: ["-recursion", FILE], cwd: dir }).output();
-    const dec = new TextDecoder();
-    return dec.decode(out.stdout) + dec.decode(out.stderr);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+const runReference = (src: string) => runReferenceFile(["-recursion"], FILE, src);
 
 interface Case {
   name: string;

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { Expr } from "../syntax/ast.ts";
+import { type Expr, leftOperand } from "../syntax/ast.ts";
 import type { Value } from "../values/mod.ts";
 import type { Compiler } from "./compile.ts";
 import type { ExprFn, Frame } from "./function.ts";
@@ -26,17 +26,7 @@ export const CHAIN_CHUNK = 32;
  * compiles `x.m` as part of the call). Undefined for nodes that are not links.
  */
 export function chainOperand(e: Expr): Expr | undefined {
-  switch (e.kind) {
-    case "BinaryExpr":
-    case "DotExpr":
-    case "IndexExpr":
-    case "SliceExpr":
-      return e.x;
-    case "CallExpr":
-      return e.fn.kind === "DotExpr" ? e.fn.x : e.fn;
-    default:
-      return undefined;
-  }
+  return e.kind === "CallExpr" && e.fn.kind === "DotExpr" ? e.fn.x : leftOperand(e);
 }
 
 /** Whether `e` heads a chain of more than {@link CHAIN_CHUNK} links (down to a leaf or a hole). */

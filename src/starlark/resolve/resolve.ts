@@ -22,6 +22,7 @@ import {
   type Ident,
   type IfStmt,
   type LambdaExpr,
+  leftOperand,
   type Param,
   type Position,
   type Stmt,
@@ -613,20 +614,5 @@ class Resolver {
     this.loops = outerLoops;
     this.ifstmts = outerIfs;
     this.pendingScopes.push(info);
-  }
-}
-
-/** The left operand of a binary operator or the operand of a postfix operator; undefined for other nodes. */
-function leftOperand(e: Expr): Expr | undefined {
-  switch (e.kind) {
-    case "BinaryExpr":
-    case "DotExpr":
-    case "IndexExpr":
-    case "SliceExpr":
-      return e.x;
-    case "CallExpr":
-      return e.fn;
-    default:
-      return undefined;
   }
 }

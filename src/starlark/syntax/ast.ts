@@ -456,3 +456,22 @@ export interface File {
 export function elifOf(s: IfStmt): IfStmt | undefined {
   return s.else.length === 1 && s.else[0].kind === "IfStmt" ? s.else[0] : undefined;
 }
+
+/**
+ * The left operand of a binary operator or the operand of a postfix operator (`.name`, `[i]`, `[a:b]`, the
+ * callee of a call); undefined for other nodes. Left-nested chains of these can be arbitrarily long in
+ * generated code, so the stages after the parser walk them with this instead of recursing.
+ */
+export function leftOperand(e: Expr): Expr | undefined {
+  switch (e.kind) {
+    case "BinaryExpr":
+    case "DotExpr":
+    case "IndexExpr":
+    case "SliceExpr":
+      return e.x;
+    case "CallExpr":
+      return e.fn;
+    default:
+      return undefined;
+  }
+}
