@@ -4,18 +4,24 @@
  * There is no isolation boundary: the engine exposes no JS to programs, so the budgets and the engine's
  * surface are the whole defence. Prefer the worker pool wherever it is available.
  *
- * Native calls by replay. The engine is synchronous but capability handlers are async, and the host
- * thread cannot block on them. So a run stops (suspends) at its first unanswered native call; the
- * executor awaits the call and then re-runs the program from scratch, answering every call it has already
- * made from a memo. Starlark is deterministic (no clock, no randomness, insertion-ordered dicts, frozen
- * globals), so each replay retraces the same path to the next call; a replay that diverges (a different
- * capability or different arguments) is reported as `internal`. A program with n native calls runs n+1
- * times: each run gets the full step and memory budgets (so the same programs pass and fail as in a
- * worker, where the last run is the only one), the time budget spans all runs, and every native call
- * reaches the host exactly once (counted and debited once).
+ * Sharing the thread. Every execution starts as an ordinary run; one still running after its first
+ * slice (5 ms) starts again as a sliced run (`startProgram`, see `eval/sliced.ts` in the engine), which
+ * pauses every 4 ms at a loop turn or call, and at each native call it has no answer for. Paused runs
+ * wait for their turn in {@link Turns}, keyed by the thread time their subject has used, so a short
+ * execution is never queued behind another subject's long ones, and the event loop turns between any
+ * two slices (I/O, timers and new requests go on). A single built-in operation cannot pause: it holds
+ * the thread until it ends or polls past the deadline.
  *
- * While a run executes, it holds the host's event loop; the engine polls the clock and the cancellation
- * state, so a run never exceeds the time budget by more than a poll interval.
+ * Native calls. The engine is synchronous but capability handlers are async: an ordinary run stops
+ * (suspends) at its first unanswered native call, the executor awaits the call, memoizes the answer and
+ * goes on with a sliced run from scratch, which answers the earlier calls from the memo (Starlark is
+ * deterministic: no clock, no randomness, insertion-ordered dicts, frozen globals), and pauses at each
+ * later one while it is fetched. A call made where a sliced run cannot pause (inside a construct that
+ * has no generator form) suspends it the same way and is replayed. A replay that diverges (a different
+ * capability or different arguments) is reported as `internal`. Every native call reaches the host
+ * exactly once (counted and debited once); every run gets the full step and memory budgets (so the same
+ * programs pass and fail as in a worker, where the last run is the only one), and the time budget spans
+ * all runs.
  *
  * @module
  */
@@ -24,11 +30,45 @@ import { CodeModeError } from "../errors.ts";
 import type { Dialect } from "../starlark/mod.ts";
 import type { CapabilityStub, ExecutionRequest, Executor } from "./contract.ts";
 import { checkRequest, deadlineError, internalError, judgeOutcome, NativeCallHost } from "./host_call.ts";
-import { buildCapabilityEnv, type CapabilityEnv, runProgram, SuspendRun } from "./program.ts";
+import {
+  buildCapabilityEnv,
+  type CapabilityEnv,
+  type ProgramRunOptions,
+  runProgram,
+  startProgram,
+  SuspendRun,
+} from "./program.ts";
+import type { RunOutcome } from "./protocol.ts";
+import { Turns } from "./turns.ts";
 import { FairQueue } from "./fair_queue.ts";
 import { IdleRelease } from "./idle_release.ts";
 import { positive } from "./pool_parts.ts";
 import { memoryBudget } from "./protocol.ts";
+
+/**
+ * How long a run holds the thread before it starts again as a sliced run (ms): most executions end
+ * well within it and never pay for slicing; a longer one loses at most this much work.
+ */
+const FIRST_SLICE_MS = 5;
+
+/** How long a sliced run holds the thread between two turns (ms). */
+const SLICE_MS = 4;
+
+/** The interrupt reason that ends an ordinary run after its first slice. */
+const SLICE_USED = "slice";
+
+/** How far behind the running subjects' least thread time a returning subject starts (ms). */
+const SHARE_CREDIT_MS = 50;
+
+/** How long a subject's thread time is remembered after its last execution (ms). */
+const SHARE_MEMORY_MS = 10_000;
+
+/** A subject's thread time (ms) and its executions running. */
+interface Share {
+  used: number;
+  runs: number;
+  idleSince: number;
+}
 
 /** Options of an {@link InlineExecutor}. */
 export interface InlineExecutorOptions {
@@ -63,6 +103,9 @@ export class InlineExecutor implements Executor {
   readonly #waiters = new FairQueue<Waiter>();
   readonly #running = new Set<AbortController>();
   readonly #held = new Map<string, number>();
+  // Sliced runs waiting for the thread, served by the thread time their subjects have had.
+  readonly #turns = new Turns();
+  readonly #shares = new Map<string, Share>();
   #active = 0;
   #closed = false;
   // Programs allocate in the host's own heap here; what they leave committed is returned once the
@@ -155,6 +198,7 @@ export class InlineExecutor implements Executor {
   close(): Promise<void> {
     this.#closed = true;
     this.#release.cancel();
+    this.#turns.close();
     for (const c of this.#running) if (!c.signal.aborted) c.abort(internalError("executor closed"));
     return Promise.resolve();
   }
@@ -224,10 +268,59 @@ export class InlineExecutor implements Executor {
   }
 
   async #execute(request: ExecutionRequest, deadline: number, signal: AbortSignal): Promise<unknown> {
+    const share = this.#share(request.subjectId);
+    try {
+      return await this.#executeShared(request, deadline, signal, share);
+    } finally {
+      if (--share.runs === 0) share.idleSince = performance.now();
+    }
+  }
+
+  /**
+   * The account of a subject's thread time: the key of its turns, so the subject that has used the
+   * thread least goes first. It is kept a while after the subject's last execution (a stream of short
+   * executions keeps its standing), but a subject coming back starts at most {@link SHARE_CREDIT_MS}
+   * behind the least of the running ones: it neither waits behind everyone's history nor jumps ahead
+   * of the others for long.
+   */
+  #share(subject: string): Share {
+    const now = performance.now();
+    let least = Infinity;
+    for (const [k, s] of this.#shares) {
+      if (s.runs > 0) least = Math.min(least, s.used);
+      else if (now - s.idleSince > SHARE_MEMORY_MS) this.#shares.delete(k);
+    }
+    let share = this.#shares.get(subject);
+    if (share === undefined) {
+      share = { used: 0, runs: 0, idleSince: now };
+      this.#shares.set(subject, share);
+    }
+    if (share.runs === 0 && Number.isFinite(least)) {
+      share.used = Math.max(share.used, least - SHARE_CREDIT_MS);
+    }
+    share.runs++;
+    return share;
+  }
+
+  async #executeShared(
+    request: ExecutionRequest,
+    deadline: number,
+    signal: AbortSignal,
+    share: Share,
+  ): Promise<unknown> {
     const host = new NativeCallHost(request);
     const env = this.#env(request.capabilities);
     const memo: { cap: number; args: Uint8Array; result: Uint8Array }[] = [];
     const compiled = {}; // replays reuse the compiled program
+    // Every run starts as an ordinary run; one that is still running after its first slice starts
+    // again (Starlark is deterministic: the memo answers its native calls) as a sliced run.
+    let sliced = false;
+    const turn = async () => {
+      await this.#turns.next(share.used, signal);
+    };
+    // Even the first attempt waits for a turn: executions granted a slot as others end would otherwise
+    // chain their first slices in one task, without the event loop turning between them.
+    await turn();
     for (;;) {
       if (signal.aborted) throw signal.reason;
       // Another run may have held the thread past this one's deadline (its timer could not fire
@@ -236,16 +329,20 @@ export class InlineExecutor implements Executor {
       let index = 0;
       let pending: { cap: number; args: Uint8Array } | undefined;
       let diverged = false;
-      const outcome = runProgram({
+      const sliceEnd = performance.now() + FIRST_SLICE_MS;
+      const options: ProgramRunOptions = {
         source: request.source,
         env,
         budgets: request.budgets,
         maxMemoryBytes: memoryBudget(request.budgets),
         dialect: this.#dialect,
         compiled,
+        sliced: true,
         checkInterrupt: () => {
           if (signal.aborted) return "cancelled";
-          if (performance.now() >= deadline) return "deadline";
+          const now = performance.now();
+          if (now >= deadline) return "deadline";
+          if (!sliced && now >= sliceEnd) return SLICE_USED;
           return undefined;
         },
         native: (cap, args) => {
@@ -259,7 +356,45 @@ export class InlineExecutor implements Executor {
           pending = { cap, args };
           throw new SuspendRun();
         },
-      });
+        // A sliced run pauses at a call it has no answer for; the answer is fetched and memoized, and
+        // the run goes on where it stopped (no replay).
+        nativeWait: (cap, args) => {
+          if (index < memo.length) return false;
+          pending = { cap, args };
+          return true;
+        },
+      };
+      let outcome: RunOutcome;
+      if (!sliced) {
+        const t0 = performance.now();
+        outcome = runProgram(options);
+        share.used += performance.now() - t0;
+        if (!outcome.ok && outcome.kind === "interrupted" && outcome.code === SLICE_USED) {
+          sliced = true;
+          continue;
+        }
+      } else {
+        const run = startProgram(options);
+        let next: RunOutcome | undefined;
+        for (;;) {
+          const t0 = performance.now();
+          next = run.resume(t0 + SLICE_MS);
+          share.used += performance.now() - t0;
+          if (next !== undefined) break;
+          if (pending === undefined) {
+            await turn();
+            continue;
+          }
+          const { cap, args } = pending;
+          pending = undefined;
+          const result = await raceAbort(host.call(cap, args, signal), signal);
+          memo.push({ cap, args, result });
+          if (performance.now() >= deadline) throw deadlineError(request.budgets.maxExecutionTime);
+          // Back in the queue of turns: the answer goes on when this run's share says so.
+          await turn();
+        }
+        outcome = next;
+      }
       if (!outcome.ok && outcome.kind === "suspended") {
         if (diverged || pending === undefined) {
           throw internalError("inline replay diverged: the program did not repeat its earlier native calls");
@@ -267,6 +402,10 @@ export class InlineExecutor implements Executor {
         const { cap, args } = pending;
         const result = await raceAbort(host.call(cap, args, signal), signal);
         memo.push({ cap, args, result });
+        // The replay runs sliced, so its later calls pause instead of replaying again; and it waits
+        // for a turn, since a handler's answer may arrive without the event loop turning.
+        sliced = true;
+        await turn();
         continue;
       }
       if (!outcome.ok && outcome.kind === "interrupted") {

@@ -150,3 +150,47 @@ Deno.test("inline: slots go round-robin across subjects; one subject holds its s
   assert.equal(many.filter((r) => isCode(r, "resource_limit")).length, 4);
   await ex.close();
 });
+
+Deno.test("inline: long executions take turns, so short ones from another subject keep being served", async () => {
+  const ex = new InlineExecutor();
+  const long = "def main():\n    t = 0\n    for i in range(100000000):\n        t += i % 7\n    return t\n";
+  const budgets = { maxExecutionSteps: 1e12, maxExecutionTime: 1500 };
+  let longDone = false;
+  const longRuns = Array.from(
+    { length: 3 },
+    () =>
+      rejection(ex.run(request(long, { subjectId: "spinner", budgets }))).then((e) => {
+        longDone = true;
+        return e;
+      }),
+  );
+  await sleep(50);
+  // Twenty short executions one after another, each with a native call, while the long ones spin:
+  // before slicing, none could start until every long run had reached its deadline.
+  const short =
+    'def main():\n    t = 0\n    for i in range(100):\n        t += i\n    return [t, records.lookup(key="a", limit=3)["count"]]\n';
+  for (let i = 0; i < 20; i++) {
+    assert.deepEqual(await ex.run(request(short, { subjectId: "user" })), [4950, 3]);
+  }
+  assert.equal(longDone, false, "the short executions were served only after the long ones ended");
+  for (const e of await Promise.all(longRuns)) assert.ok(isCode(e, "resource_limit"));
+  await ex.close();
+});
+
+Deno.test("inline: a long run pauses at its native calls instead of replaying everything before them", async () => {
+  const ex = new InlineExecutor();
+  const log: { cap: number; args: Record<string, unknown> }[] = [];
+  // 40 calls, each after ~1/40 of the whole loop's work: replaying from the start at every call would
+  // do the work of 20 whole runs, far past the time budget; pausing does it once.
+  const src = "def main():\n    t = 0\n    out = []\n    for k in range(40):\n" +
+    "        for i in range(500000):\n            t += i % 3\n" +
+    "        out.append(records.lookup(key = str(k), limit = k)['count'])\n    return [t, out[:3], len(out)]\n";
+  const value = await ex.run(request(src, {
+    dispatch: makeDispatch(log),
+    budgets: { maxExecutionSteps: 1e9, maxExecutionTime: 4000, maxNativeCalls: 100 },
+  }));
+  assert.deepEqual(value, [40 * 499999, [0, 1, 2], 40]);
+  assert.equal(log.length, 40);
+  assert.deepEqual(log.map((l) => l.args.key), Array.from({ length: 40 }, (_, k) => String(k)));
+  await ex.close();
+});

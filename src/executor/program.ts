@@ -22,15 +22,20 @@ import {
   type Dialect,
   EvalError,
   freeze,
+  HOST_TURN,
   InternalError,
   json,
+  type Kwargs,
   math,
   Module,
   type Program,
   ResourceError,
+  type SlicedCall,
   StarFunction,
   StarlarkError,
   StarlarkSyntaxError,
+  startCall,
+  type StartedProgram,
   sum,
   Thread,
   typeName,
@@ -40,6 +45,7 @@ import { WireFormatError, WireLimitError, type WireLimits, WireTypeError } from 
 import type { CapabilityStub, ExecutionBudgets } from "./contract.ts";
 import { type CatalogPayload, type FailureKind, type RunOutcome, safeDetail } from "./protocol.ts";
 import { bindArguments, BindError, decodeStarValue, displayText, encodeFinalValue } from "./star_codec.ts";
+import { evalDetail, syntaxHint, withHint } from "./program_hints.ts";
 
 /**
  * The capability environment a sandbox keeps between runs. The host sends a catalog's stubs only the first
@@ -144,6 +150,7 @@ interface RunState {
   readonly budgets: ExecutionBudgets;
   readonly native: NativeBridge;
   readonly limits: WireLimits;
+  readonly wait: ((cap: number, args: Uint8Array) => boolean) | undefined;
   inMain: boolean;
   calls: number;
   failure: RunFailure | undefined;
@@ -152,20 +159,25 @@ interface RunState {
 function nativeBuiltin(stub: CapabilityStub, index: number): Builtin {
   const name = stub.name;
   const input = stub.input;
-  return new Builtin(name, (thread, args, kwargs) => {
+  const runOf = (thread: Thread): RunState => {
     const st = thread.locals.get(RUN_KEY) as RunState | undefined;
     if (st === undefined) throw new EvalError(`${name}: no CodeMode run is active on this thread`);
-    const fail = (f: RunFailure): never => {
-      st.failure ??= f;
-      throw f;
-    };
+    return st;
+  };
+  const fail = (st: RunState, f: RunFailure): never => {
+    st.failure ??= f;
+    throw f;
+  };
+  // Everything before the host is asked: the contract, the call budget, the arguments' encoding.
+  const request = (st: RunState, args: Value[], kwargs: Kwargs): Uint8Array => {
     if (!st.inMain) {
       const msg = `${name}: native calls are only allowed while main() runs (not at top level)`;
-      fail(new RunFailure("program", msg, msg));
+      fail(st, new RunFailure("program", msg, msg));
     }
     st.calls++;
     if (st.calls > st.budgets.maxNativeCalls) {
       fail(
+        st,
         new RunFailure(
           "resource",
           `more than ${st.budgets.maxNativeCalls} native calls`,
@@ -174,19 +186,23 @@ function nativeBuiltin(stub: CapabilityStub, index: number): Builtin {
         ),
       );
     }
-    let encoded: Uint8Array;
     try {
-      encoded = bindArguments(input, args, kwargs, st.limits);
+      return bindArguments(input, args, kwargs, st.limits);
     } catch (e) {
       if (e instanceof BindError) {
         const msg = `${name}: ${e.message}`;
-        return fail(new RunFailure("arguments", msg, msg));
+        return fail(st, new RunFailure("arguments", msg, msg));
       }
       if (e instanceof WireLimitError) {
-        return fail(new RunFailure("resource", `${name} arguments: ${e.message}`, undefined, wireBudget(e)));
+        return fail(
+          st,
+          new RunFailure("resource", `${name} arguments: ${e.message}`, undefined, wireBudget(e)),
+        );
       }
       throw e;
     }
+  };
+  const answer = (thread: Thread, st: RunState, encoded: Uint8Array): Value => {
     let result: Uint8Array;
     try {
       result = st.native(index, encoded);
@@ -199,14 +215,30 @@ function nativeBuiltin(stub: CapabilityStub, index: number): Builtin {
       return decodeStarValue(result, st.limits, thread);
     } catch (e) {
       if (e instanceof WireLimitError) {
-        return fail(new RunFailure("resource", `${name} result: ${e.message}`, undefined, wireBudget(e)));
+        return fail(st, new RunFailure("resource", `${name} result: ${e.message}`, undefined, wireBudget(e)));
       }
       if (e instanceof WireFormatError) {
-        return fail(new RunFailure("internal", `${name} result: ${e.message}`));
+        return fail(st, new RunFailure("internal", `${name} result: ${e.message}`));
       }
       throw e;
     }
-  });
+  };
+  return new Builtin(
+    name,
+    (thread, args, kwargs) => {
+      const st = runOf(thread);
+      return answer(thread, st, request(st, args, kwargs));
+    },
+    undefined,
+    // Called from a sliced run's generator code: the run hands the thread back while the host
+    // performs the call (see ProgramRunOptions.nativeWait), then takes the answer.
+    function* (thread, args, kwargs) {
+      const st = runOf(thread);
+      const encoded = request(st, args, kwargs);
+      if (st.wait?.(index, encoded) === true) yield HOST_TURN;
+      return answer(thread, st, encoded);
+    },
+  );
 }
 
 /**
@@ -266,6 +298,13 @@ export interface ProgramRunOptions {
   readonly checkInterrupt: () => string | undefined;
   /** Performs native calls. */
   readonly native: NativeBridge;
+  /**
+   * In a run from {@link startProgram}: asked before each native call made from the run's generator
+   * code; true means "pause the run while I fetch the answer" — {@link ProgramRun.resume} then returns
+   * undefined, and once resumed the run asks {@link native}, which must answer the call. Calls made
+   * where the run cannot pause go straight to {@link native}.
+   */
+  readonly nativeWait?: (cap: number, args: Uint8Array) => boolean;
   /** Dialect options (default: the reference's defaults, all off). */
   readonly dialect?: Partial<Dialect>;
   /**
@@ -273,68 +312,16 @@ export interface ProgramRunOptions {
    * compiled program is immutable; every run still gets a fresh thread and fresh globals.
    */
   readonly compiled?: { program?: Program };
+  /**
+   * Whether to compile the program for runs that pause (its every function gets a generator form,
+   * made when first needed): one compiled program then serves both {@link runProgram} and
+   * {@link startProgram}.
+   */
+  readonly sliced?: boolean;
 }
-
-function evalDetail(e: EvalError): string {
-  const frames = e.callStack.filter((f) => f.line > 0);
-  const inner = frames[frames.length - 1];
-  const where = inner === undefined ? "" : `${inner.filename}:${inner.line}:${inner.col}: in ${inner.name}: `;
-  const hint = RECURSIVE_CALL.test(e.message)
-    ? "recursion is off: rewrite it as a for loop over range(n), keeping state in a list or dict"
-    : undefined;
-  return withHint(safeDetail(where + displayText(e.message)), hint);
-}
-
-const RECURSIVE_CALL = /^function \S+ called recursively$/;
-
-/**
- * Hints for Python habits, keyed by the reference parser's or resolver's bare message. The message
- * itself stays the reference's, byte for byte (the golden suites compare it); the hint is added to the
- * model's detail only, because "got '**', want newline" does not tell a Python writer what to do.
- */
-const SYNTAX_HINTS: readonly (readonly [RegExp, string])[] = [
-  [/^got '\*\*', want /, "Starlark has no ** operator: use math.pow(x, y) for a float, or multiply"],
-  [
-    /^got (import|from), want /,
-    "there is no import: json, math and the capability namespaces are predeclared",
-  ],
-  [/^got class, want /, "there are no classes: use dicts, and functions that take them"],
-  [/^got try, want /, "there is no try/except: check first (k in d, d.get(k)); fail() stops the program"],
-  [/^got is, want /, "there is no 'is' operator: use == and != (x == None)"],
-  [/^got del, want /, "there is no del: use d.pop(k), list.pop(i) or list.remove(x), or build a new value"],
-  [/^got with, want /, "there is no with statement"],
-  [/^got yield, want /, "there are no generators: build a list and return it"],
-  [
-    /^got (global|nonlocal), want /,
-    "globals are frozen once the top level ran: keep state in locals or a dict",
-  ],
-  [/does not support while loops$/, "while loops are off: use a for loop over range(n) with a break"],
-  [/^undefined: (true|false)$/, "booleans are spelled True and False"],
-  [/^undefined: (null|nil|undefined)$/, "the null value is spelled None"],
-];
 
 const FINAL_TYPES =
   " (main() returns None, bool, int, float, str, or lists, tuples and string-keyed dicts of them)";
-
-const F_STRING_HINT = 'there are no f-strings: use "total: %s" % x or "total: {}".format(x)';
-
-function withHint(detail: string, hint: string | undefined): string {
-  return hint === undefined ? detail : safeDetail(`${detail} (hint: ${hint})`);
-}
-
-/** The hint for a syntax or resolve error, if it looks like a Python habit. */
-function syntaxHint(e: StarlarkSyntaxError, source: string): string | undefined {
-  for (const [pattern, hint] of SYNTAX_HINTS) if (pattern.test(e.msg)) return hint;
-  // `f"..."` scans as the name f followed by a string: the parser then wants a newline.
-  if (e.msg.startsWith("got string literal, want ")) {
-    const line = source.split("\n", e.line)[e.line - 1] ?? "";
-    // The reference reports the position where the literal ends, so look for an f-prefixed quote
-    // anywhere before it on the line.
-    const before = line.slice(0, Math.max(0, e.col - 1));
-    if (/(^|[^\w])[rR]?[fF][rR]?["']/.test(before)) return F_STRING_HINT;
-  }
-  return undefined;
-}
 
 function checkMain(globals: Map<string, Value>): StarFunction {
   const main = globals.get("main");
@@ -355,52 +342,115 @@ function checkMain(globals: Map<string, Value>): StarFunction {
  * `internal` outcome reports anything unexpected.
  */
 export function runProgram(options: ProgramRunOptions): RunOutcome {
-  const { budgets, env } = options;
-  const limits: WireLimits = { maxBytes: budgets.maxValueBytes, maxDepth: budgets.maxValueDepth };
-  let interrupted: string | undefined;
-  const thread = new Thread({
-    name: "codemode",
-    maxSteps: budgets.maxExecutionSteps,
-    maxMemory: options.maxMemoryBytes,
-    maxIntBits: budgets.maxIntBits,
-    checkInterrupt: () => {
-      const why = options.checkInterrupt();
-      if (why !== undefined) interrupted = why;
-      return why;
-    },
-    dialect: options.dialect,
-  });
-  const state: RunState = {
-    budgets,
-    native: options.native,
-    limits,
-    inMain: false,
-    calls: 0,
-    failure: undefined,
-  };
-  thread.locals.set(RUN_KEY, state);
-  try {
+  const run = new ProgramRun(options, false);
+  return run.resume(Infinity)!;
+}
+
+/**
+ * Starts a run that can pause between slices of its time, so that one JS thread can take turns among
+ * several (the inline executor). Compile it with `sliced` in its options: the loops of an ordinary
+ * program do not pause. Nothing runs until the first {@link ProgramRun.resume}.
+ */
+export function startProgram(options: ProgramRunOptions): ProgramRun {
+  return new ProgramRun(options, true);
+}
+
+/** One run of a program: {@link runProgram}'s steps, resumable when started by {@link startProgram}. */
+export class ProgramRun {
+  readonly #options: ProgramRunOptions;
+  readonly #sliced: boolean;
+  readonly #thread: Thread;
+  readonly #state: RunState;
+  #interrupted: string | undefined;
+  #top: StartedProgram | undefined;
+  #main: SlicedCall | undefined;
+  #outcome: RunOutcome | undefined;
+
+  /** @internal Use {@link runProgram} or {@link startProgram}. */
+  constructor(options: ProgramRunOptions, sliced: boolean) {
+    const { budgets } = options;
+    this.#options = options;
+    this.#sliced = sliced;
+    this.#thread = new Thread({
+      name: "codemode",
+      maxSteps: budgets.maxExecutionSteps,
+      maxMemory: options.maxMemoryBytes,
+      maxIntBits: budgets.maxIntBits,
+      checkInterrupt: () => {
+        const why = options.checkInterrupt();
+        if (why !== undefined) this.#interrupted = why;
+        return why;
+      },
+      dialect: options.dialect,
+    });
+    this.#state = {
+      budgets,
+      native: options.native,
+      wait: options.nativeWait,
+      limits: { maxBytes: budgets.maxValueBytes, maxDepth: budgets.maxValueDepth },
+      inMain: false,
+      calls: 0,
+      failure: undefined,
+    };
+    this.#thread.locals.set(RUN_KEY, this.#state);
+  }
+
+  /**
+   * Runs until the program's outcome is known (returned; every later call returns it again) or, in a
+   * run from {@link startProgram}, until `performance.now()` passes `until` (undefined: resume again).
+   */
+  resume(until: number): RunOutcome | undefined {
+    if (this.#outcome !== undefined) return this.#outcome;
+    const thread = this.#thread, state = this.#state, options = this.#options;
+    try {
+      let result: Value;
+      if (!this.#sliced) {
+        const globals = this.#compile().run(thread, options.env.predeclared);
+        const main = this.#checkGlobals(globals);
+        state.inMain = true;
+        result = call(thread, main, [], []);
+      } else {
+        thread.pauseAt = until;
+        this.#top ??= this.#compile().start(thread, options.env.predeclared);
+        if (this.#main === undefined) {
+          if (!this.#top.top.resume()) return undefined;
+          this.#main = startCall(thread, this.#checkGlobals(this.#top.globals()), []);
+        }
+        state.inMain = true;
+        if (!this.#main.resume()) return undefined;
+        result = this.#main.value;
+      }
+      state.inMain = false;
+      this.#outcome = { ok: true, value: encodeFinalValue(result, state.limits), steps: thread.steps };
+    } catch (e) {
+      this.#outcome = classify(e, state, thread.steps, this.#interrupted, options.source);
+    } finally {
+      state.inMain = false;
+      thread.pauseAt = Infinity;
+    }
+    return this.#outcome;
+  }
+
+  #compile(): Program {
+    const options = this.#options;
     const program = options.compiled?.program ?? compile(options.source, {
       filename: PROGRAM_FILENAME,
-      dialect: thread.dialect,
-      predeclared: env.predeclared.keys(),
+      dialect: this.#thread.dialect,
+      predeclared: options.env.predeclared.keys(),
+      sliced: options.sliced === true,
     });
     if (options.compiled !== undefined) options.compiled.program = program;
     if (program.loads.length > 0) {
       const msg = `${PROGRAM_FILENAME}: load statements are not allowed (module loading is disabled)`;
       throw new RunFailure("program", msg, msg);
     }
-    const globals = program.run(thread, env.predeclared);
+    return program;
+  }
+
+  /** Freezes the globals the top level left and returns its `main`. */
+  #checkGlobals(globals: Map<string, Value>): StarFunction {
     for (const v of globals.values()) freeze(v);
-    const main = checkMain(globals);
-    state.inMain = true;
-    const result = call(thread, main, [], []);
-    state.inMain = false;
-    return { ok: true, value: encodeFinalValue(result, limits), steps: thread.steps };
-  } catch (e) {
-    return classify(e, state, thread.steps, interrupted, options.source);
-  } finally {
-    state.inMain = false;
+    return checkMain(globals);
   }
 }
 

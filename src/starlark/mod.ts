@@ -55,7 +55,8 @@ import { type Dialect, freeze, Thread, type ThreadOptions, type Value } from "./
 export { UNIVERSE } from "./builtins/mod.ts";
 export { json, math, sum } from "./lib/mod.ts";
 export { Program } from "./eval/exec.ts";
-export type { PredeclaredValues } from "./eval/exec.ts";
+export type { PredeclaredValues, StartedProgram } from "./eval/exec.ts";
+export { SlicedCall, startCall } from "./eval/sliced.ts";
 export { StarFunction } from "./eval/function.ts";
 export { InternalError } from "./eval/errors.ts";
 export {
@@ -74,6 +75,7 @@ export {
   freeze,
   fromJS,
   fromJSString,
+  HOST_TURN,
   List,
   MIN_INT_BITS,
   Module,
@@ -120,6 +122,11 @@ export interface CompileOptions {
    * shadow). Any other unknown name is a compile error (`undefined: x`).
    */
   predeclared?: Iterable<string>;
+  /**
+   * Whether runs may pause between slices of their time ({@link Program.start}, {@link startCall}):
+   * every function gets a generator form in which loops pause. Such a program also runs normally.
+   */
+  sliced?: boolean;
 }
 
 /**
@@ -131,6 +138,7 @@ export interface CompileOptions {
 export function compile(source: string, options: CompileOptions = {}): Program {
   const opts: ProgramOptions = { filename: options.filename, dialect: options.dialect };
   if (options.predeclared !== undefined) opts.predeclared = options.predeclared;
+  if (options.sliced === true) opts.sliced = true;
   return compileProgram(source, opts, UNIVERSE);
 }
 

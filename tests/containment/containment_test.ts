@@ -18,7 +18,9 @@
  *   is 50 ms times the highest load factor sampled during the hostile phase (runnable tasks per core, at
  *   least 1): a p99 over ~100 samples is set by the worst moment, not the average one. With
  *   `CONTAINMENT_P99_MS` set, that value is the bound instead. The measured p99 and the host's longest
- *   event-loop stall are printed for the record.
+ *   event-loop stall are printed for the record. The inline executor shares the host's thread in
+ *   slices but cannot cut one built-in operation short (~100 ms at most for the corpus at 64 MiB): its
+ *   normal stream may also wait out the longest stall, which is itself bounded.
  *
  * The load runs use a `maxExecutionTime` of 1.5 s (instead of the 5 s default) to keep the runtime
  * bounded; a 16 MiB `maxMemoryBytes` variant runs on the sandboxed executors. The one-at-a-time runs
@@ -43,6 +45,8 @@ const RSS_SLACK_BYTES = 160 * 2 ** 20;
 const LIVE_HEAP_BOUND_BYTES = 64 * 2 ** 20;
 /** The issue's bound on the normal stream's p99, before scaling by load (see above). */
 const P99_MS = 50;
+/** The inline executor's longest event-loop stall, before scaling by load: one built-in operation. */
+const INLINE_STALL_MS = 150;
 /** An explicit p99 bound from the environment, replacing the scaled one. */
 const P99_OVERRIDE_MS = Number(Deno.env.get("CONTAINMENT_P99_MS") ?? NaN);
 
@@ -74,14 +78,15 @@ function summary(executor: ExecutorName, run: ChildRun): string {
  * contains"). The process pool is held to the issue's bounds. A Web Worker cannot be stopped while it
  * spins and `new Worker()` blocks the host thread while it replaces discarded workers, so the worker
  * pool's deadline slack also scales with the load its own spinning workers put on the cores. The
- * inline executor runs every program on the host thread: one run may hold it for its whole time
- * budget, so a late one may end up to one budget past its own deadline, the normal stream cannot be
- * served meanwhile; it is held to surviving, classifying everything, going idle and giving its memory
- * back.
+ * inline executor runs every program on the host thread in slices (src/executor/turns.ts): it is held
+ * to the process pool's deadline bound, since nothing but its own runs shares its thread; a normal
+ * execution may wait out one built-in operation (the longest stall, at most {@link INLINE_STALL_MS}).
  */
 const CONTRACTS: Record<ExecutorName, {
   deadlineSlack(external: number, runPeak: number, limits: Partial<Limits>): number;
   servesNormalStream: boolean;
+  /** Most a normal execution may wait beside the p99 bound: one event-loop stall, itself bounded. */
+  stallAllowance?: number;
 }> = {
   process: {
     deadlineSlack: (external) => slack(DEADLINE_SLACK_MS, external),
@@ -92,11 +97,9 @@ const CONTRACTS: Record<ExecutorName, {
     servesNormalStream: true,
   },
   inline: {
-    // One run may hold the thread for its whole budget, and on a machine already oversubscribed before
-    // the run that budget's wall time stretches with the load like everything else on the thread.
-    deadlineSlack: (external, _peak, limits) =>
-      slack((limits.maxExecutionTime ?? MAX_EXECUTION_TIME) + DEADLINE_SLACK_MS, external),
-    servesNormalStream: false,
+    deadlineSlack: (external) => slack(DEADLINE_SLACK_MS, external),
+    servesNormalStream: true,
+    stallAllowance: INLINE_STALL_MS,
   },
 };
 
@@ -160,11 +163,20 @@ async function checkExecutor(executor: ExecutorName, limits: Partial<Limits>): P
   assert.ok(report.normal.count > 0, "the normal stream ran no execution");
   assert.deepEqual(report.normal.failureSamples, [], "normal executions failed next to the corpus");
   assert.equal(report.normal.failures, 0);
-  const p99Bound = Number.isFinite(P99_OVERRIDE_MS) ? P99_OVERRIDE_MS : slack(P99_MS, report.loadFactorMax);
+  let p99Bound = Number.isFinite(P99_OVERRIDE_MS) ? P99_OVERRIDE_MS : slack(P99_MS, report.loadFactorMax);
+  if (contract.stallAllowance !== undefined) {
+    const stallBound = slack(contract.stallAllowance, report.loadFactorMax);
+    assert.ok(
+      report.loopStallMaxMs < stallBound,
+      `event loop stalled ${report.loopStallMaxMs.toFixed(0)} ms, over ${stallBound.toFixed(0)} ms`,
+    );
+    p99Bound += report.loopStallMaxMs;
+  }
   assert.ok(
     report.normal.p99Ms < p99Bound,
     `normal p99 ${report.normal.p99Ms.toFixed(1)} ms over the bound ${p99Bound.toFixed(0)} ms ` +
-      `(${P99_MS} ms × peak load ${report.loadFactorMax.toFixed(1)})`,
+      `(${P99_MS} ms × peak load ${report.loadFactorMax.toFixed(1)}` +
+      `${contract.stallAllowance === undefined ? "" : ` + the longest stall`})`,
   );
 }
 
@@ -185,7 +197,7 @@ for (const { name, available } of EXECUTORS) {
 
 // The issue's small-memory variant: a 16 MiB allocation budget, where the sandbox walls (the process
 // executor's heap cap follows maxMemoryBytes) are closest to what the engine charges.
-for (const { name, available } of EXECUTORS.filter((e) => e.name !== "inline")) {
+for (const { name, available } of EXECUTORS) {
   Deno.test({
     name: `containment: the hostile corpus with maxMemoryBytes 16 MiB (${name} executor)`,
     ignore: !available,

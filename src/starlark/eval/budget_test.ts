@@ -117,9 +117,9 @@ Deno.test("budget: exhausting the JS stack is a depth error, not a crash", () =>
     "def f(n):\n    return 0 if n == 0 else sorted([1], key = lambda x: f(n - 1))[0]\nx = f(60000)\n";
   const opts = { dialect: { recursion: true }, maxCallDepth: 1e9, maxSteps: 1e9 };
   assert.equal(execFile(viaSorted, opts).globals.get("x"), 1);
-  // An augmented element assignment has no generator form: its calls nest on the JS stack.
+  // A call inside an assignment target has no generator form: its calls nest on the JS stack.
   const viaDict =
-    "def f(n):\n    if n == 0:\n        return 0\n    d = {1: 0}\n    d[1] += f(n - 1)\n    return d[1]\n" +
+    "def f(n):\n    if n == 0:\n        return 0\n    d = [0]\n    d[f(n - 1) * 0] = n\n    return d[0]\n" +
     "x = f(200000)\n";
   const e = resourceError(() => execFile(viaDict, opts));
   assert.equal(e.resource, "depth");

@@ -49,6 +49,12 @@ export interface CompileSettings {
   filename: string;
   /** Whether recursion is allowed in the compiled functions. */
   recursion: boolean;
+  /**
+   * Whether the code must be able to pause (eval/sliced.ts): every function and the top level get a
+   * generator form in which loops and comprehensions run as generators too, so a run started with
+   * `startCall` returns to its host between slices of its time.
+   */
+  sliced?: boolean;
   /** Values of universal names (constant-folded into the code). */
   universe: ReadonlyMap<string, Value>;
 }
@@ -109,8 +115,9 @@ export class Compiler {
     this.rules = rules;
     this.scope = scope;
     this.pos = pos;
-    this.fastExprs = settings.recursion ? new Map() : null;
-    this.fastStmts = settings.recursion ? new Map() : null;
+    const deep = settings.recursion || settings.sliced === true;
+    this.fastExprs = deep ? new Map() : null;
+    this.fastStmts = deep ? new Map() : null;
   }
 
   /** Records `p` as the current position. */
@@ -172,7 +179,7 @@ export class Compiler {
     code.body = this.rules.sequence(list);
     code.bodySteps = 1 + list.length;
     if (list.length === 1) code.expr = this.rules.returnedExpr(list[0]) ?? null;
-    if (this.settings.recursion) code.deepMaker = () => this.rules.deepBody(this, body);
+    if (this.fastStmts !== null) code.deepMaker = () => this.rules.deepBody(this, body);
     this.scope = outerScope;
     this.pos = outerPos;
 

@@ -21,7 +21,7 @@ import type { CallExpr } from "../syntax/ast.ts";
 import { callValue, type KwPlan, makeKwPlan, NO_KWARGS, runFunction, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { attrAt, compileExpr, evalAll } from "./compile_expr.ts";
-import { collect } from "./compile_stmt.ts";
+import { collect } from "./augmented.ts";
 import { errorAt, leaveBuiltin } from "./errors.ts";
 import {
   type ExprFn,

@@ -11,8 +11,8 @@ import type { Compiler } from "./compile.ts";
 import { compileExpr, setBuilt } from "./compile_expr.ts";
 import { compileAssign } from "./compile_stmt.ts";
 import { type ExprFn, F_THREAD, type Frame, NORMAL, type Pos } from "./function.ts";
-import { runLoop, type Step } from "./loops.ts";
-import { type PairPlan, Pairs, planPairLoop } from "./pairs.ts";
+import { Pairs, runLoop, type Step } from "./loops.ts";
+import { type PairPlan, planPairLoop } from "./pairs.ts";
 import { chargeSteps } from "./calls.ts";
 
 type Clause = (fr: Frame, acc: unknown) => void;

@@ -43,5 +43,6 @@ export function compileFile(file: File, settings: CompileSettings): CompiledFile
   const list = compileStmts(c, file.stmts);
   code.body = sequence(list);
   code.bodySteps = 1 + list.length;
+  if (settings.sliced === true) code.deepMaker = () => compileDeepBody(c, file.stmts);
   return { toplevel: code, globals: file.globals ?? [], predeclared: c.predeclaredNames };
 }

@@ -8,15 +8,9 @@
  */
 import { withSpellingHint } from "../methods/mod.ts";
 import {
-  binary,
-  chargeInserts,
-  checkMutable,
   Dict,
   EvalError,
-  extendList,
   fromJSString,
-  HASH_POLL_MASK,
-  iterate,
   List,
   nearest,
   NoSuchAttrError,
@@ -24,7 +18,6 @@ import {
   setIndex,
   StarlarkSyntaxError,
   type Thread,
-  Tuple,
   typeName,
   type Value,
 } from "../values/mod.ts";
@@ -40,11 +33,12 @@ import {
   type Stmt,
 } from "../syntax/ast.ts";
 import { fastIntOp, isTrue } from "./arith.ts";
-import { chargeSteps, tick } from "./calls.ts";
+import { chargeSteps } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { attrAt, compileExpr, compileSetter, indexAt, quickIndex } from "./compile_expr.ts";
 import { atPos, errorAt } from "./errors.ts";
-import { type PairPlan, Pairs, planPairLoop } from "./pairs.ts";
+import { augmentedValue, type Setter, storeAugmented } from "./augmented.ts";
+import { type PairPlan, planPairLoop } from "./pairs.ts";
 import {
   BREAK,
   CONTINUE,
@@ -52,13 +46,12 @@ import {
   F_LOCALS,
   F_RESULT,
   F_THREAD,
-  type Frame,
   NORMAL,
   type Pos,
   RETURN,
   type StmtFn,
 } from "./function.ts";
-import { runLoop, type Step, unpack } from "./loops.ts";
+import { Pairs, runLoop, type Step, unpack } from "./loops.ts";
 
 /** The expression of each compiled `return EXPR` statement, so that a function made of one can run it directly. */
 const returnedExprs = new WeakMap<StmtFn, ExprFn>();
@@ -69,7 +62,7 @@ export function returnedExpr(s: StmtFn): ExprFn | undefined {
 }
 
 /** A compiled assignment target. */
-export type Setter = (fr: Frame, v: Value) => void;
+export type { Setter };
 
 /** Compiles a statement list into one closure that charges one step per statement on entry. */
 export function compileBlock(c: Compiler, stmts: readonly Stmt[]): StmtFn {
@@ -426,80 +419,21 @@ export function setFieldAt(x: Value, name: string, v: Value, pos: Pos): void {
 // ---------------------------------------------------------------------------
 // Augmented assignment
 
-/** Stores `x op y` through `set`, for `name op= y`: small ints directly, anything else as {@link augmentedValue}. */
-export function storeAugmented(fr: Frame, set: Setter, op: BinaryOp, x: Value, y: Value, pos: Pos): void {
-  if (typeof x === "number" && typeof y === "number") {
-    const z = fastIntOp(op, x, y);
-    if (z !== undefined) {
-      set(fr, z);
-      return;
-    }
-  }
-  set(fr, augmentedValue(fr[F_THREAD] as Thread, op, x, y, pos));
-}
-
-/** `x op= y` for the value part: in-place for `list += iterable` and `dict |= dict`. Errors at `pos`. */
-export function augmentedValue(th: Thread, op: BinaryOp, x: Value, y: Value, pos: Pos): Value {
-  try {
-    if (op === "+" && x instanceof List) {
-      let elems: Value[] | undefined;
-      if (y instanceof List || y instanceof Tuple) {
-        elems = y.elems;
-      } else if (typeof y === "object" && y !== null) {
-        elems = tryCollect(th, y);
-      }
-      if (elems !== undefined) {
-        checkMutable(x, "apply += to");
-        // Charges and polls before copying, like list.extend (y may be x itself).
-        extendList(th, x, elems);
-        return x;
-      }
-    } else if (op === "|" && x instanceof Dict && y instanceof Dict) {
-      // The reference words this check for its hash table, not the dict type.
-      if (x.frozen) throw new EvalError("cannot apply |= to frozen hash table");
-      if (x.itercount > 0) throw new EvalError("cannot apply |= to hash table during iteration");
-      chargeInserts(th, y.size, x.size + y.size, 48);
-      // `x |= x` changes nothing; otherwise y is read in place, polled like any long insertion loop.
-      if (x !== y) {
-        let i = 0, failed = false;
-        y.forEach((k, v) => {
-          // The reference ignores a failed insertion (a key too deep to compare), which ends the update.
-          if (!failed) failed = !x.trySet(k, v);
-          if ((++i & HASH_POLL_MASK) === 0) th.poll();
-        });
-      }
-      return x;
-    }
-    return binary(th, op, x, y);
-  } catch (err) {
-    throw atPos(err, pos);
-  }
-}
-
-/** The elements of an iterable value (charged as they are collected), or undefined when not iterable. */
-function tryCollect(th: Thread, y: Value): Value[] | undefined {
-  let it;
-  try {
-    it = iterate(y);
-  } catch {
-    return undefined;
-  }
-  const out: Value[] = [];
-  try {
-    collect(th, it, out);
-  } finally {
-    it.done();
-  }
-  return out;
-}
-
-/** Appends the rest of an iteration to `out`, charging a step per element and memory per 1024. */
-export function collect(th: Thread, it: { next(): Value | undefined }, out: Value[]): void {
-  for (let v = it.next(); v !== undefined; v = it.next()) {
-    tick(th);
-    if (out.length > 0 && (out.length & 1023) === 0) th.allocate(8 * 1024);
-    out.push(v);
-  }
+/** The end of `x[i] op= y`: `old op y` (small ints directly) stored at `x[i]`. */
+export function storeIndexed(
+  th: Thread,
+  op: BinaryOp,
+  x: Value,
+  i: Value,
+  old: Value,
+  y: Value,
+  ipos: Pos,
+  pos: Pos,
+): void {
+  let z: Value | undefined;
+  if (typeof old === "number" && typeof y === "number") z = fastIntOp(op, old, y);
+  if (z === undefined) z = augmentedValue(th, op, old, y, pos);
+  setIndexAt(th, x, i, z, ipos);
 }
 
 function compileAugmented(c: Compiler, s: AssignStmt): StmtFn {
@@ -529,11 +463,7 @@ function compileAugmented(c: Compiler, s: AssignStmt): StmtFn {
         const x = X(fr), i = I(fr);
         const q = quickIndex(x, i);
         const old = q !== undefined ? q : indexAt(th, x, i, ipos);
-        const y = R(fr);
-        let z: Value | undefined;
-        if (typeof old === "number" && typeof y === "number") z = fastIntOp(op, old, y);
-        if (z === undefined) z = augmentedValue(th, op, old, y, pos);
-        setIndexAt(th, x, i, z, ipos);
+        storeIndexed(th, op, x, i, old, R(fr), ipos, pos);
         return NORMAL;
       };
     }

@@ -27,6 +27,7 @@ import {
   type Callback,
   callOne,
   EvalError,
+  HOST_TURN,
   iterate,
   type Kwargs,
   List,
@@ -43,6 +44,7 @@ import {
   BREAK,
   callDepth,
   Cell,
+  F_LOCALS,
   F_RESULT,
   F_THREAD,
   type Frame,
@@ -53,6 +55,7 @@ import {
   RETURN,
   StarFunction,
 } from "./function.ts";
+import { Pairs } from "./loops.ts";
 
 /**
  * Nested Starlark calls on the JS stack from which calls of recursion-enabled functions run on the
@@ -67,6 +70,13 @@ export const DEEP_START = 100;
  * as much time as this many ordinary steps (its generators), and the budgets must see that.
  */
 export const DEEP_FRAME_STEPS = 64;
+
+/**
+ * The steps an activation charges beside its call's own: {@link DEEP_FRAME_STEPS}, except in a sliced
+ * run (sliced.ts), where every call is an activation and must charge what it charges in an ordinary
+ * run, so that a program passes and fails its step budget alike in both.
+ */
+export const frameSteps = { n: DEEP_FRAME_STEPS };
 
 /** The call depth of the activation the innermost explicit stack is running (see {@link DEEP_START}). */
 export const deepBase = { n: 0 };
@@ -97,9 +107,22 @@ export interface CallRequest {
   readonly site: Pos;
 }
 
+/**
+ * Yielded by a loop of a deep body at a turn when its thread's pause is due ({@link Thread.pauseDue}):
+ * the trampoline of a sliced run (sliced.ts) then stops and returns to its host; any other goes on.
+ */
+export const PAUSE: CallRequest = Object.freeze({
+  fn: new Builtin("pause", () => null),
+  args: [],
+  kwargs: null,
+  site: { line: 0, col: 0 },
+});
+
 /** Whether a deep body yields its call of `f` to the trampoline (rather than calling it itself). */
 export function calledDeep(f: Value): f is StarFunction | Builtin {
-  return f instanceof StarFunction || (f instanceof Builtin && f.gen !== undefined);
+  // A function whose body has no generator form cannot nest: it is called directly, like a built-in.
+  if (f instanceof StarFunction) return deepBodyOf(f.code) !== null;
+  return f instanceof Builtin && f.gen !== undefined;
 }
 
 /** A compiled expression of a deep body: yields calls, returns the value. */
@@ -146,7 +169,7 @@ function enter(
   kwargs: Kwargs | null | undefined,
 ): Activation {
   const code = fn.code;
-  chargeSteps(th, code.bodySteps + DEEP_FRAME_STEPS);
+  chargeSteps(th, code.bodySteps + frameSteps.n);
   if (callDepth.n >= th.maxCallDepth) throw depthError(th, code, site);
   if (code.active > 0 && !code.recursion) {
     throw leaveFunction(new EvalError(`function ${code.name} called recursively`), code, site);
@@ -156,7 +179,16 @@ function enter(
   code.active++;
   deepBase.n = callDepth.n;
   try {
-    if (args !== undefined) bindArgs(fr, fn, args, kwargs ?? null);
+    if (args !== undefined) {
+      if (
+        code.simple && args.length === code.numParams &&
+        (kwargs === null || kwargs === undefined || kwargs.length === 0)
+      ) {
+        for (let i = 0; i < args.length; i++) fr[F_LOCALS + i] = args[i];
+      } else {
+        bindArgs(fr, fn, args, kwargs ?? null);
+      }
+    }
     const cells = code.cellSlots;
     for (let i = 0; i < cells.length; i++) fr[cells[i]] = new Cell(fr[cells[i]] as Value | undefined);
     const body = deepBodyOf(code);
@@ -182,7 +214,7 @@ function enter(
  */
 function enterBuiltin(th: Thread, b: Builtin, args: Value[], kwargs: Kwargs, site: Pos | null): Activation {
   tick(th);
-  chargeSteps(th, DEEP_FRAME_STEPS);
+  chargeSteps(th, frameSteps.n);
   th.allocate(DEEP_FRAME_BYTES);
   callDepth.n++;
   const bgen = b.gen!(th, args, kwargs, b);
@@ -225,26 +257,86 @@ export function runDeep(
   args?: readonly Value[],
   kwargs?: Kwargs | null,
 ): Value {
-  const outerBase = deepBase.n, outerDepth = callDepth.n, outerAct = running.act;
+  const outer = deepState();
   try {
     return trampoline(th, enter(th, fn, fr, site, args, kwargs));
   } finally {
-    deepBase.n = outerBase;
     // Restored, not counted down: a JS stack overflow inside the loop's own bookkeeping (near the
     // limit, calling exit() can overflow too) leaves activations behind, and their depth with them.
-    callDepth.n = outerDepth;
-    running.act = outerAct;
+    setDeepState(outer);
   }
 }
 
+/** What a run keeps in this module's globals: its call depth and innermost explicit stack. */
+export interface DeepState {
+  readonly depth: number;
+  readonly base: number;
+  readonly act: { open: number };
+  readonly frameSteps: number;
+}
+
+/** The current {@link DeepState}. */
+export function deepState(): DeepState {
+  return { depth: callDepth.n, base: deepBase.n, act: running.act, frameSteps: frameSteps.n };
+}
+
+/** Puts a {@link DeepState} back (after a nested run, or when a paused run resumes). */
+export function setDeepState(s: DeepState): void {
+  callDepth.n = s.depth;
+  deepBase.n = s.base;
+  running.act = s.act;
+  frameSteps.n = s.frameSteps;
+}
+
+/**
+ * The explicit stack of a call of `fn` (arguments bound as {@link runDeep} binds them), for
+ * {@link drive}; the callee's frame is on the error if it cannot start.
+ */
+export function newStack(
+  th: Thread,
+  fn: StarFunction,
+  args: readonly Value[] | undefined,
+  kwargs: Kwargs | null,
+): Stack {
+  const root = enter(th, fn, newFrame(fn.code, th, fn.module, fn.freevars), null, args, kwargs);
+  return { acts: [root], send: null, err: NONE, left: [] };
+}
+
 function trampoline(th: Thread, root: Activation): Value {
-  const acts: Activation[] = [root];
-  let send: Value = null;
-  let err: unknown = NONE;
+  return drive(th, { acts: [root], send: null, err: NONE, left: [] }, false) as Value;
+}
+
+/** An explicit stack between two {@link drive}s: the activations, and what the top one is sent next. */
+export interface Stack {
+  readonly acts: Activation[];
+  send: Value;
+  err: unknown;
+  /** Frames an error has left since it was last annotated (see {@link drive}). */
+  left: Activation[];
+}
+
+/** What {@link drive} returns when it paused. */
+export const PAUSED: unique symbol = Symbol("paused");
+
+/**
+ * Runs the explicit stack `st` until its root activation returns (its value) or, when `pausable`, until
+ * the thread's pause is due ({@link PAUSED}; `st` then holds everything needed to go on). A nested stack
+ * (not `pausable`: JS frames sit below it) ignores pauses.
+ */
+export function drive(th: Thread, st: Stack, pausable: boolean): Value | typeof PAUSED {
+  const acts = st.acts;
+  let send = st.send;
+  let err = st.err;
   // Frames an error has left since it was last annotated: a caller rethrows what its callee threw
   // (Starlark cannot catch), and those frames are added in one go (see leaveFunctions).
-  let left: Activation[] = [];
+  let left = st.left;
   for (;;) {
+    if (pausable && th.pauseDue) {
+      st.send = send;
+      st.err = err;
+      st.left = left;
+      return PAUSED;
+    }
     const a = acts[acts.length - 1];
     let req: CallRequest | undefined;
     if (a.bgen !== null) {
@@ -262,6 +354,17 @@ function trampoline(th: Thread, root: Activation): Value {
           continue;
         }
         cb = r.value;
+        if (cb === HOST_TURN) {
+          // The built-in waits for its host: a sliced run pauses with it on top, a nested stack goes on.
+          send = null;
+          if (pausable) {
+            st.send = send;
+            st.err = err;
+            st.left = left;
+            return PAUSED;
+          }
+          continue;
+        }
       } catch (e) {
         if (acts[acts.length - 1] === a) {
           acts.pop();
@@ -319,6 +422,12 @@ function trampoline(th: Thread, root: Activation): Value {
         continue;
       }
     }
+    if (req === PAUSE) {
+      // A loop's turn with the pause due: the top of this loop pauses, or a nested stack goes on.
+      if (!pausable) th.pauseDue = false;
+      send = null;
+      continue;
+    }
     if (req === undefined) {
       // The activation returned.
       acts.pop();
@@ -339,14 +448,17 @@ function trampoline(th: Thread, root: Activation): Value {
 
 /**
  * Runs `step` for each element of `x` like loops.ts's runLoop (lists held against mutation, a step
- * charge of `weight` per iteration, `BREAK` and `RETURN` honoured), as a generator.
+ * charge of `weight` per iteration, `BREAK` and `RETURN` honoured), as a generator; `plain` instead of
+ * `step` when the iteration cannot call (no generator per turn). A turn with the pause due yields
+ * {@link PAUSE}.
  */
 export function* iterateDeep(
   fr: Frame,
   x: Value,
   pos: { line: number; col: number },
   weight: number,
-  step: (v: Value) => Generator<CallRequest, number, Value>,
+  step: ((v: Value) => Generator<CallRequest, number, Value>) | null,
+  plain: ((v: Value) => number) | null = null,
 ): Generator<CallRequest, number, Value> {
   const th = fr[F_THREAD] as Thread;
   const act = running.act;
@@ -356,10 +468,13 @@ export function* iterateDeep(
   let list: List | undefined;
   let elems: readonly Value[] | undefined;
   let range: Range | undefined;
+  let pairs: Pairs | undefined;
   if (x instanceof List) {
     list = x;
     elems = x.elems;
     x.itercount++;
+  } else if (x instanceof Pairs) {
+    pairs = x; // a pair loop's source (pairs.ts), its tuples already charged
   } else if (x instanceof Tuple) {
     elems = x.elems;
   } else if (x instanceof Range && x.big === undefined) {
@@ -378,11 +493,14 @@ export function* iterateDeep(
     for (let i = 0;; i++) {
       let v: Value | undefined;
       if (elems !== undefined) v = i < elems.length ? elems[i] : undefined;
-      else if (range !== undefined) v = i < range.length ? range.start + i * range.step : undefined;
+      else if (pairs !== undefined) {
+        v = i < pairs.n ? new Tuple([pairs.left === null ? i : pairs.left[i], pairs.right[i]]) : undefined;
+      } else if (range !== undefined) v = i < range.length ? range.start + i * range.step : undefined;
       else v = it!.next();
       if (v === undefined) break;
       chargeSteps(th, weight);
-      const r = yield* step(v);
+      if (th.pauseDue) yield PAUSE;
+      const r = plain !== null ? plain(v) : yield* step!(v);
       if (r !== NORMAL) {
         if (r === BREAK) break;
         if (r === RETURN) return RETURN;

@@ -12,18 +12,25 @@
  * targets, `for a, b in enumerate(...)` clauses, expressions nested more than 200 deep) runs its
  * ordinary closure, whose calls nest on the JS stack.
  *
+ * Compiled with `sliced` (sliced.ts), loops and comprehensions count as calls: every body that loops
+ * gets a generator form, whose loops yield {@link PAUSE} at a turn when the thread's pause is due.
+ * Calls that cannot reach Starlark (universal built-ins without a generator form, and there methods of
+ * values) need no generator, and a loop whose body cannot call runs its closures with no generator per
+ * turn.
+ *
  * @module
  */
 import { chargeSteps } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from "./compile_expr.ts";
-import { compileAssign, setFieldAt, setIndexAt, storeAugmented } from "./compile_stmt.ts";
+import { augmentedValue, storeAugmented } from "./augmented.ts";
+import { compileAssign, setFieldAt, setIndexAt, storeIndexed } from "./compile_stmt.ts";
 import { binaryOp, isTrue, unaryOp } from "./arith.ts";
-import { type DeepExpr, type DeepStmt, iterateDeep } from "./deep.ts";
+import { type DeepExpr, type DeepStmt, iterateDeep, PAUSE } from "./deep.ts";
 import { deepCall, deepComprehension, deepDict, type DeepParts, type Part } from "./deep_compile_expr.ts";
 import { BREAK, F_LOCALS, F_RESULT, F_THREAD, NORMAL, RETURN, type StmtFn } from "./function.ts";
 import { type BinaryOp, elifOf, type Expr, type IfStmt, type Stmt } from "../syntax/ast.ts";
-import { slice, type Thread, type Value } from "../values/mod.ts";
+import { Builtin, slice, type Thread, type Value } from "../values/mod.ts";
 import { atPos } from "./errors.ts";
 import type { Setter } from "./compile_stmt.ts";
 
@@ -59,6 +66,11 @@ function sequence(parts: readonly SPart[]): DeepStmt {
   };
 }
 
+/** The statements as one ordinary closure when none of them can call; else null. */
+function plainSequence(c: Compiler, parts: readonly SPart[]): StmtFn | null {
+  return parts.some((p) => p.deep !== null) ? null : c.rules.sequence(parts.map((p) => p.fast!));
+}
+
 /** A block: charges a step per statement on entry, like compileBlock. */
 function block(parts: readonly SPart[]): DeepStmt {
   const run = sequence(parts);
@@ -71,7 +83,11 @@ function block(parts: readonly SPart[]): DeepStmt {
 
 class DeepCompiler implements DeepParts {
   private readonly calls = new Map<object, boolean>();
-  constructor(private readonly c: Compiler) {}
+  /** Sliced code (eval/sliced.ts): loops and comprehensions must be able to pause, like calls. */
+  private readonly sliced: boolean;
+  constructor(private readonly c: Compiler) {
+    this.sliced = c.settings.sliced === true;
+  }
 
   /** Whether evaluating `e` can make a call (lambda bodies excluded: they are not evaluated here). */
   exprCalls(root: Expr): boolean {
@@ -88,9 +104,30 @@ class DeepCompiler implements DeepParts {
       }
       stack.pop();
       const e = top.e;
-      this.calls.set(e, e.kind === "CallExpr" || children(e).some((k) => this.calls.get(k) === true));
+      const pauses = e.kind === "CallExpr" ? !this.plainCallee(e) : this.sliced && e.kind === "Comprehension";
+      this.calls.set(e, pauses || children(e).some((k) => this.calls.get(k) === true));
     }
     return this.calls.get(root)!;
+  }
+
+  /**
+   * Whether a call's callee never calls back into Starlark, so the call needs no generator: a
+   * universal built-in without a generator form, and in sliced code a method of a value (the
+   * attributes of values are built-ins; members of predeclared modules are not plain: a host's
+   * built-in there may wait for its host, or be a Starlark function).
+   */
+  private plainCallee(e: Extract<Expr, { kind: "CallExpr" }>): boolean {
+    const fn = unparen(e.fn);
+    if (fn.kind === "DotExpr") {
+      if (!this.sliced) return false;
+      // A member of a predeclared module may be a host's built-in that waits (see HOST_TURN).
+      let root: Expr = fn;
+      while (root.kind === "DotExpr" || root.kind === "ParenExpr") root = root.x;
+      return !(root.kind === "Ident" && root.binding?.scope === "predeclared");
+    }
+    if (fn.kind !== "Ident" || fn.binding?.scope !== "universal") return false;
+    const v = this.c.settings.universe.get(fn.name);
+    return v instanceof Builtin && v.gen === undefined;
   }
 
   stmtCalls(s: Stmt): boolean {
@@ -103,12 +140,13 @@ class DeepCompiler implements DeepParts {
         return s.result !== undefined && this.exprCalls(s.result);
       case "IfStmt":
       case "WhileStmt": {
+        if (this.sliced && s.kind === "WhileStmt") return true;
         if (this.exprCalls(s.cond)) return true;
         if (s.kind === "WhileStmt") return s.body.some((t) => this.stmtCalls(t));
         return s.then.some((t) => this.stmtCalls(t)) || s.else.some((t) => this.stmtCalls(t));
       }
       case "ForStmt":
-        return this.exprCalls(s.x) || s.body.some((t) => this.stmtCalls(t));
+        return this.sliced || this.exprCalls(s.x) || s.body.some((t) => this.stmtCalls(t));
       case "DefStmt":
         return s.params.some((p) => p.kind === "default" && this.exprCalls(p.default));
       default:
@@ -158,13 +196,14 @@ class DeepCompiler implements DeepParts {
         const C = this.part(s.cond, 0);
         const body = this.stmts(s.body);
         if (C === null || body === null) return null;
-        const B = sequence(body);
+        const B = sequence(body), F = plainSequence(this.c, body);
         const weight = 1 + body.length;
         return function* (fr) {
           const th = fr[F_THREAD] as Thread;
           while (isTrue(C.deep !== null ? yield* C.deep(fr) : C.fast!(fr))) {
             chargeSteps(th, weight);
-            const r = yield* B(fr);
+            if (th.pauseDue) yield PAUSE;
+            const r = F !== null ? F(fr) : yield* B(fr);
             if (r !== NORMAL) {
               if (r === BREAK) break;
               if (r === RETURN) return RETURN;
@@ -229,18 +268,52 @@ class DeepCompiler implements DeepParts {
 
   private augmented(s: Extract<Stmt, { kind: "AssignStmt" }>): DeepStmt | null {
     const lhs = unparen(s.lhs);
-    if (lhs.kind !== "Ident") return null;
-    const get = this.c.fastExprs!.get(lhs);
-    const R = this.expr(s.rhs, 0);
-    if (get === undefined || R === null) return null;
-    const set = compileSetter(this.c, lhs);
     const op = s.op.slice(0, -1) as BinaryOp;
     const pos = { line: s.opLine, col: s.opCol };
-    return function* (fr) {
-      const x = get(fr);
-      storeAugmented(fr, set, op, x, yield* R(fr), pos);
-      return NORMAL;
-    };
+    const R = this.part(s.rhs, 0);
+    if (R === null) return null;
+    // As compileAugmented: the target's operands, its old value, then the right side.
+    switch (lhs.kind) {
+      case "Ident": {
+        const get = this.c.fastExprs!.get(lhs);
+        if (get === undefined) return null;
+        const set = compileSetter(this.c, lhs);
+        return function* (fr) {
+          const x = get(fr);
+          storeAugmented(fr, set, op, x, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr), pos);
+          return NORMAL;
+        };
+      }
+      case "IndexExpr": {
+        const X = this.part(lhs.x, 0), I = this.part(lhs.index, 0);
+        if (X === null || I === null) return null;
+        const ipos = { line: lhs.lbrackLine, col: lhs.lbrackCol };
+        return function* (fr) {
+          const th = fr[F_THREAD] as Thread;
+          const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+          const i = I.deep !== null ? yield* I.deep(fr) : I.fast!(fr);
+          const q = quickIndex(x, i);
+          const old = q !== undefined ? q : indexAt(th, x, i, ipos);
+          storeIndexed(th, op, x, i, old, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr), ipos, pos);
+          return NORMAL;
+        };
+      }
+      case "DotExpr": {
+        const X = this.part(lhs.x, 0);
+        if (X === null) return null;
+        const dpos = { line: lhs.dotLine, col: lhs.dotCol }, name = lhs.name;
+        return function* (fr) {
+          const th = fr[F_THREAD] as Thread;
+          const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+          const old = attrAt(th, x, name, dpos);
+          const y = R.deep !== null ? yield* R.deep(fr) : R.fast!(fr);
+          setFieldAt(x, name, augmentedValue(th, op, old, y, pos), dpos);
+          return NORMAL;
+        };
+      }
+      default:
+        return null;
+    }
   }
 
   /** An if statement and its elifs as one loop: a step for each elif reached, like the nested blocks. */
@@ -276,13 +349,29 @@ class DeepCompiler implements DeepParts {
     const set = this.nameSetter(s.vars, pos);
     const body = this.stmts(s.body);
     if (X === null || set === null || body === null) return null;
-    const B = sequence(body);
     const weight = 1 + body.length;
+    const F = plainSequence(this.c, body);
+    if (F !== null) {
+      // A body that cannot call: its closures run directly, with no generator per turn.
+      return function* (fr) {
+        const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+        return yield* iterateDeep(fr, x, pos, weight, null, (v) => {
+          set(fr, v);
+          return F(fr);
+        });
+      };
+    }
+    const n = body.length;
     return function* (fr) {
       const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
       return yield* iterateDeep(fr, x, pos, weight, function* (v) {
         set(fr, v);
-        return yield* B(fr);
+        for (let i = 0; i < n; i++) {
+          const p = body[i];
+          const r = p.deep !== null ? yield* p.deep(fr) : p.fast!(fr);
+          if (r !== NORMAL) return r;
+        }
+        return NORMAL;
       });
     };
   }

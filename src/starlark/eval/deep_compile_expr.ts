@@ -87,9 +87,18 @@ export function deepComprehension(
     if (X === null || set === null) return null;
     clauses.push({ X, pos, set });
   }
-  const add = comprehensionBody(dc, e, depth);
-  if (add === null) return null;
+  const body = comprehensionBody(dc, e, depth);
+  if (body === null) return null;
+  const { add, plainAdd } = body;
   const n = clauses.length;
+  // The clauses from `tail` on are conditions that cannot call, and the body cannot either: the last
+  // loop's turns then run plainly (see iterateDeep).
+  let tail = n;
+  while (tail > 0 && "C" in clauses[tail - 1] && (clauses[tail - 1] as { C: Part }).C.deep === null) tail--;
+  const plainTail = plainAdd === null ? null : (fr: Frame, acc: Value[] | Dict): void => {
+    for (let i = tail; i < n; i++) if (!isTrue((clauses[i] as { C: Part }).C.fast!(fr))) return;
+    plainAdd(fr, acc);
+  };
   const run = function* (fr: Frame, i: number, acc: Value[] | Dict): Generator<CallRequest, void, Value> {
     if (i === n) return yield* add(fr, acc);
     const cl = clauses[i];
@@ -99,6 +108,14 @@ export function deepComprehension(
     }
     const x = cl.X.deep !== null ? yield* cl.X.deep(fr) : cl.X.fast!(fr);
     // Like a for statement: one step for the iteration, one for evaluating what it leads to.
+    if (plainTail !== null && i + 1 === tail) {
+      yield* iterateDeep(fr, x, cl.pos, 2, null, (v) => {
+        cl.set(fr, v);
+        plainTail(fr, acc);
+        return NORMAL;
+      });
+      return;
+    }
     yield* iterateDeep(fr, x, cl.pos, 2, function* (v) {
       cl.set(fr, v);
       yield* run(fr, i + 1, acc);
@@ -119,29 +136,40 @@ export function deepComprehension(
   };
 }
 
+/** What a comprehension does with each element: a generator, and a plain form when it cannot call. */
+interface ComprehensionBody {
+  readonly add: (fr: Frame, acc: Value[] | Dict) => Generator<CallRequest, void, Value>;
+  readonly plainAdd: ((fr: Frame, acc: Value[] | Dict) => void) | null;
+}
+
 /** What a comprehension does with each element (compile_comp.ts's innermost clause). */
 function comprehensionBody(
   dc: DeepParts,
   e: Extract<Expr, { kind: "Comprehension" }>,
   depth: number,
-): ((fr: Frame, acc: Value[] | Dict) => Generator<CallRequest, void, Value>) | null {
+): ComprehensionBody | null {
   const body = e.body;
   if (body.kind !== "DictEntry") {
     const B = dc.part(body, depth);
     if (B === null) return null;
-    return function* (fr, acc) {
-      const a = acc as Value[];
+    const push = (fr: Frame, a: Value[], v: Value) => {
       if (a.length > 0 && (a.length & 1023) === 0) (fr[F_THREAD] as Thread).allocate(8 * 1024);
-      a.push(B.deep !== null ? yield* B.deep(fr) : B.fast!(fr));
+      a.push(v);
+    };
+    const plain = B.fast;
+    return {
+      add: function* (fr, acc) {
+        const a = acc as Value[];
+        push(fr, a, B.deep !== null ? yield* B.deep(fr) : B.fast!(fr));
+      },
+      plainAdd: plain === null ? null : (fr, acc) => push(fr, acc as Value[], plain(fr)),
     };
   }
   const K = dc.part(body.key, depth), V = dc.part(body.value, depth);
   if (K === null || V === null) return null;
   const pos = { line: body.colonLine, col: body.colonCol };
-  return function* (fr, acc) {
-    const k = K.deep !== null ? yield* K.deep(fr) : K.fast!(fr);
-    const v = V.deep !== null ? yield* V.deep(fr) : V.fast!(fr);
-    const d = acc as Dict, before = d.size, th = fr[F_THREAD] as Thread;
+  const put = (fr: Frame, d: Dict, k: Value, v: Value) => {
+    const before = d.size, th = fr[F_THREAD] as Thread;
     try {
       if (k instanceof Tuple) chargeKeyHash(th, k);
       d.setUnchecked(k, v);
@@ -149,6 +177,18 @@ function comprehensionBody(
       throw atPos(err, pos);
     }
     if (d.size !== before && (d.size & 1023) === 0) th.allocate(64 * 1024);
+  };
+  const KF = K.fast, VF = V.fast;
+  return {
+    add: function* (fr, acc) {
+      const k = K.deep !== null ? yield* K.deep(fr) : K.fast!(fr);
+      const v = V.deep !== null ? yield* V.deep(fr) : V.fast!(fr);
+      put(fr, acc as Dict, k, v);
+    },
+    plainAdd: KF === null || VF === null ? null : (fr, acc) => {
+      const k = KF(fr);
+      put(fr, acc as Dict, k, VF(fr));
+    },
   };
 }
 
@@ -191,6 +231,11 @@ export function deepCall(
     if (sv !== undefined) spreadArgs(th, sv, a, site);
     return [a, kw];
   };
+  // When no argument can call, they are read plainly: no generator for them at each call.
+  const plain = S === undefined && SS === undefined && pos.every((p) => p.deep === null) &&
+      vals.every((p) => p.deep === null)
+    ? plainArgs(pos, vals, names)
+    : null;
   const fn = e.fn;
   if (fn.kind === "DotExpr") {
     // A method call: the receiver, then the attribute (whose absence fails before the arguments run).
@@ -200,7 +245,7 @@ export function deepCall(
     return function* (fr) {
       const th = fr[F_THREAD] as Thread;
       const f = attrAt(th, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr), name, dot);
-      const [a, kw] = yield* args(fr);
+      const [a, kw] = plain !== null ? plain(fr) : yield* args(fr);
       if (calledDeep(f)) return yield { fn: f, args: a, kwargs: kw, site };
       return callValue(th, f, a, kw, site);
     };
@@ -209,8 +254,25 @@ export function deepCall(
   if (F === null) return null;
   return function* (fr) {
     const f = F.deep !== null ? yield* F.deep(fr) : F.fast!(fr);
-    const [a, kw] = yield* args(fr);
+    const [a, kw] = plain !== null ? plain(fr) : yield* args(fr);
     if (calledDeep(f)) return yield { fn: f, args: a, kwargs: kw, site };
     return callValue(fr[F_THREAD] as Thread, f, a, kw, site);
+  };
+}
+
+/** The arguments of a call none of which can call, read by their ordinary closures. */
+function plainArgs(
+  pos: readonly Part[],
+  vals: readonly Part[],
+  names: readonly string[],
+): (fr: Frame) => [Value[], Kwargs | null] {
+  const np = pos.length, nv = vals.length;
+  return (fr) => {
+    const a: Value[] = new Array(np);
+    for (let i = 0; i < np; i++) a[i] = pos[i].fast!(fr);
+    if (nv === 0) return [a, null];
+    const kw: Kwargs = [];
+    for (let i = 0; i < nv; i++) kw.push([names[i], vals[i].fast!(fr)]);
+    return [a, kw];
   };
 }

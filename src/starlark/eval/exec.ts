@@ -9,6 +9,7 @@ import { DEFAULT_DIALECT, type Dialect, type Thread, type Value } from "../value
 import { callFunction } from "./calls.ts";
 import { compileFile } from "./compile_file.ts";
 import { type FuncCode, type ModuleInstance, StarFunction } from "./function.ts";
+import { type SlicedCall, startCall } from "./sliced.ts";
 
 /** Options of {@link compileProgram}. */
 export interface ProgramOptions {
@@ -18,6 +19,8 @@ export interface ProgramOptions {
   dialect?: Partial<Dialect>;
   /** Names the host will predeclare when running the program (they shadow universal names). */
   predeclared?: Iterable<string>;
+  /** Whether runs may pause between slices ({@link Program.start}; costs some compile time). */
+  sliced?: boolean;
 }
 
 /** Predeclared values: a map or a plain object of name → value. */
@@ -68,20 +71,47 @@ export class Program {
    * @throws {ResourceError} when a budget is exhausted or the execution is cancelled.
    */
   run(thread: Thread, predeclared?: PredeclaredValues): Map<string, Value> {
+    const { top, globals } = this.#instance(predeclared);
+    callFunction(thread, top, [], null, null);
+    return globals();
+  }
+
+  /**
+   * Starts the program's top level on `thread` as a call that pauses whenever the thread's pause is
+   * due (see `sliced.ts`; compile with `sliced` for the loops to pause too): resume `top` until it
+   * returns true, then read the globals, as {@link run} returns them.
+   */
+  start(thread: Thread, predeclared?: PredeclaredValues): StartedProgram {
+    const { top, globals } = this.#instance(predeclared);
+    return { top: startCall(thread, top, undefined), globals };
+  }
+
+  #instance(
+    predeclared: PredeclaredValues | undefined,
+  ): { top: StarFunction; globals: () => Map<string, Value> } {
     const mod: ModuleInstance = {
       filename: this.filename,
       globals: this.globalNames.map(() => undefined),
       globalNames: this.globalNames,
       predeclared: this.predeclaredNames.map((n) => lookupPredeclared(predeclared, n)),
     };
-    const top = new StarFunction(this.toplevel, mod, [], []);
-    callFunction(thread, top, [], null, null);
-    const out = new Map<string, Value>();
-    mod.globals.forEach((v, i) => {
-      if (v !== undefined) out.set(this.globalNames[i], v);
-    });
-    return out;
+    const globals = () => {
+      const out = new Map<string, Value>();
+      mod.globals.forEach((v, i) => {
+        if (v !== undefined) out.set(this.globalNames[i], v);
+      });
+      return out;
+    };
+    return { top: new StarFunction(this.toplevel, mod, [], []), globals };
   }
+}
+
+/** A program's top level started by {@link Program.start}. */
+export interface StartedProgram {
+  /** The top level's execution. */
+  readonly top: SlicedCall;
+  /** The globals assigned (in definition order), once `top` has returned. */
+  globals(): Map<string, Value>;
 }
 
 /**
@@ -103,7 +133,12 @@ export function compileProgram(
     isPredeclared: (n) => predeclared.has(n),
     isUniversal: (n) => universe.has(n),
   });
-  const compiled = compileFile(file, { filename, recursion: dialect.recursion, universe });
+  const compiled = compileFile(file, {
+    filename,
+    recursion: dialect.recursion,
+    universe,
+    sliced: options.sliced === true,
+  });
   const loads = file.stmts.flatMap((s) => s.kind === "LoadStmt" ? [s.module] : []);
   return new Program(filename, dialect, compiled.toplevel, compiled.globals, compiled.predeclared, loads);
 }

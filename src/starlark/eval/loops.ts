@@ -133,3 +133,19 @@ export function unpack(v: Value, n: number, pos: Pos, copyList = true): Value[] 
   if (out.length < n) throw errorAt(`too few values to unpack (got ${out.length}, want ${n})`, pos);
   return out;
 }
+
+/** The pairs of a `for a, b in enumerate(...)`/`zip(...)` loop (pairs.ts): the i-th is `(left === null ? i : left[i], right[i])`, for i < n. */
+export class Pairs {
+  /** First components (null: the indices 0, 1, ...). */
+  readonly left: readonly Value[] | null;
+  /** Second components. */
+  readonly right: readonly Value[];
+  /** Number of pairs. */
+  readonly n: number;
+  /** Creates the pairs. */
+  constructor(left: readonly Value[] | null, right: readonly Value[], n: number) {
+    this.left = left;
+    this.right = right;
+    this.n = n;
+  }
+}

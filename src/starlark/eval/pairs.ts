@@ -13,22 +13,7 @@ import { callValue, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { compileExpr, compileSetter } from "./compile_expr.ts";
 import { type ExprFn, F_THREAD, type Frame, type Pos } from "./function.ts";
-
-/** The pairs of one loop: the i-th is `(left === null ? i : left[i], right[i])`, for i < n. */
-export class Pairs {
-  /** First components (null: the indices 0, 1, ...). */
-  readonly left: readonly Value[] | null;
-  /** Second components. */
-  readonly right: readonly Value[];
-  /** Number of pairs. */
-  readonly n: number;
-  /** Creates the pairs. */
-  constructor(left: readonly Value[] | null, right: readonly Value[], n: number) {
-    this.left = left;
-    this.right = right;
-    this.n = n;
-  }
-}
+import { Pairs } from "./loops.ts";
 
 /** A compiled pair loop source. */
 export interface PairPlan {
@@ -74,6 +59,8 @@ export function planPairLoop(c: Compiler, x: Expr, vars: Expr): PairPlan | undef
   const source = arity === 1
     ? enumerateSource(builtin, args[0], site)
     : zipSource(builtin, args[0], args[1], site);
+  // The generator forms (deep_compile.ts) iterate the source itself: iterateDeep walks Pairs too.
+  c.fastExprs?.set(x, source as ExprFn);
   return { source, setA: compileSetter(c, a), setB: compileSetter(c, b) };
 }
 

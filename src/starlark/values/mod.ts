@@ -112,6 +112,7 @@ export {
   Float,
   fromJSString,
   hashKey,
+  HOST_TURN,
   List,
   Module,
   normInt,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Value } from "./object.ts";
+import type { Callback, Value } from "./object.ts";
 import { type CallFrame, ResourceError } from "./errors.ts";
 import { DEFAULT_MAX_INT_BITS } from "./int_cost.ts";
 
@@ -79,6 +79,13 @@ export interface ThreadOptions {
   dialect?: Partial<Dialect>;
 }
 
+/**
+ * Yielded by a built-in's generator ({@link BuiltinGen}) to hand the thread back to the host: a run
+ * started with `startCall` pauses there until it is resumed (the host has meanwhile fetched what the
+ * built-in needs, e.g. a native call's answer); anywhere else the generator is resumed at once.
+ */
+export const HOST_TURN: Callback = Object.freeze({ fn: null, arg: null });
+
 /** Smallest accepted {@link ThreadOptions.maxIntBits}. */
 export const MIN_INT_BITS = 1024;
 
@@ -108,6 +115,13 @@ export class Thread {
   nextPoll: number = INTERRUPT_POLL_STEPS;
   /** Interrupt poll. */
   readonly checkInterrupt: (() => string | undefined) | undefined;
+  /**
+   * When a run started with `startCall` (eval/sliced.ts) should pause: a `performance.now()` time, or
+   * `Infinity` (never). The host sets it before each slice; polls compare it with the clock.
+   */
+  pauseAt = Infinity;
+  /** Set by a poll once {@link pauseAt} has passed; the evaluator pauses at its next loop turn or call. */
+  pauseDue = false;
   /** Print hook. */
   readonly print: (thread: Thread, msg: string) => void;
   /** Load hook. */
@@ -151,6 +165,7 @@ export class Thread {
   /** Polls the interrupt hook now (the interpreter calls this through {@link charge}). */
   poll(): void {
     this.nextPoll = this.steps + INTERRUPT_POLL_STEPS;
+    if (this.pauseAt !== Infinity && performance.now() >= this.pauseAt) this.pauseDue = true;
     if (this.checkInterrupt !== undefined) {
       const reason = this.checkInterrupt();
       if (reason !== undefined) {

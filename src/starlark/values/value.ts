@@ -54,6 +54,6 @@ export {
   UnhashableError,
 } from "./errors.ts";
 export type { CallFrame, ResourceKind } from "./errors.ts";
-export { ALL_OPTIONS_DIALECT, DEFAULT_DIALECT, INTERRUPT_POLL_STEPS, Thread } from "./thread.ts";
+export { ALL_OPTIONS_DIALECT, DEFAULT_DIALECT, HOST_TURN, INTERRUPT_POLL_STEPS, Thread } from "./thread.ts";
 export type { Dialect, LoadHook, ThreadOptions } from "./thread.ts";
 export { binaryToBytes, bytesToBinary, fromJSString, toJSString } from "./text.ts";
