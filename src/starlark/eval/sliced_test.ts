@@ -19,65 +19,13 @@ import {
   type Value,
 } from "../mod.ts";
 import { INTERRUPT_POLL_STEPS } from "../values/value.ts";
+import { ordinary, sliced } from "../../../tests/starlark/sliced_runs.ts";
 import { seededRandom } from "../seeded_random_test.ts";
 
 const DIALECT: Partial<Dialect> = { while: true, recursion: true, set: true };
 
-interface Ending {
-  readonly value?: string;
-  readonly error?: string;
-  readonly printed: string;
-  readonly steps: number;
-}
-
 function thread(printed: string[]): Thread {
-  return new Thread({
-    dialect: DIALECT,
-    maxSteps: 50_000_000,
-    print: (_t, msg) => void printed.push(msg),
-  });
-}
-
-function describe(e: unknown): string {
-  if (!(e instanceof EvalError)) return `${(e as Error).name}: ${(e as Error).message}`;
-  const frames = e.callStack.map((f) => `${f.filename}:${f.line}:${f.col} ${f.name}`).join(" | ");
-  return `${e.message} @ ${frames}`;
-}
-
-/** The ordinary run: the top level, then `main()`. */
-function ordinary(p: Program): Ending {
-  const printed: string[] = [];
-  const th = thread(printed);
-  try {
-    const g = p.run(th);
-    const v = call(th, g.get("main")!, [], []);
-    return { value: String(v), printed: printed.join("\n"), steps: th.steps };
-  } catch (e) {
-    return { error: describe(e), printed: printed.join("\n"), steps: th.steps };
-  }
-}
-
-/** The sliced run, with a pause due at every poll; returns the ending and the number of pauses. */
-function sliced(p: Program): Ending & { pauses: number } {
-  const printed: string[] = [];
-  const th = thread(printed);
-  let pauses = 0;
-  const drive = (resume: () => boolean) => {
-    for (;;) {
-      th.pauseAt = -Infinity;
-      if (resume()) return;
-      pauses++;
-    }
-  };
-  try {
-    const top = p.start(th);
-    drive(() => top.top.resume());
-    const main = startCall(th, top.globals().get("main") as StarFunction, []);
-    drive(() => main.resume());
-    return { value: String(main.value), printed: printed.join("\n"), steps: th.steps, pauses };
-  } catch (e) {
-    return { error: describe(e), printed: printed.join("\n"), steps: th.steps, pauses };
-  }
+  return new Thread({ dialect: DIALECT, maxSteps: 50_000_000, print: (_t, msg) => void printed.push(msg) });
 }
 
 /** Program fragments, each a function `fK(n)` that loops, calls, recurses or fails in its own way. */
@@ -123,10 +71,15 @@ Deno.test("sliced: generated programs end as their ordinary runs do, pausing all
   for (let seed = 1; seed <= 60; seed++) {
     const src = generated(seed);
     const p = compile(src, { dialect: DIALECT, sliced: true });
-    const want = ordinary(p);
-    const got = sliced(p);
+    const want = ordinary(p, DIALECT);
+    const got = sliced(p, DIALECT);
     const { pauses, ...ending } = got;
     assert.deepEqual(ending, want, `seed ${seed}:\n${src}`);
+    if (seed % 4 === 0) {
+      // Paused at every loop turn and call, too.
+      const { pauses: _, ...everyStep } = sliced(p, DIALECT, true);
+      assert.deepEqual(everyStep, want, `seed ${seed}, a pause at every step:\n${src}`);
+    }
     // A pause is due at every poll; every loop of these programs turns there (or calls). Built-ins
     // charge their work in bulk (`sorted`, `join`), so not every poll finds a turn.
     if (want.error === undefined) {
@@ -144,7 +97,7 @@ Deno.test("sliced: generated programs end as their ordinary runs do, pausing all
 
 Deno.test("sliced: a program compiled without slicing still runs, its loops without pausing", () => {
   const src = "def main():\n    t = 0\n    for i in range(100000):\n        t += i\n    return t\n";
-  const ended = sliced(compile(src, { dialect: DIALECT }));
+  const ended = sliced(compile(src, { dialect: DIALECT }), DIALECT);
   assert.equal(ended.value, "4999950000");
   // No loop pauses: only the end of main's body, back on the explicit stack, can find the pause due.
   assert.ok(ended.pauses <= 1);
