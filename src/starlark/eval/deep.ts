@@ -15,8 +15,8 @@
  * call it yields becomes an activation above it, so recursion through a built-in costs no JS stack
  * either, and its frame counts towards `maxCallDepth` like the reference's.
  *
- * Constructs the generator compiler does not handle (augmented assignments to elements, see
- * deep_compile.ts) run as ordinary closures inside an activation; a call they make re-enters here on a nested loop, which
+ * Constructs the generator compiler does not handle (see deep_compile.ts) run as ordinary closures
+ * inside an activation; a call they make re-enters here on a nested loop, which
  * costs a few JS frames per such crossing, and running out of JS stack is the usual `depth` resource
  * error ("nesting too deep").
  *

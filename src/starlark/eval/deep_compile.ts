@@ -8,9 +8,9 @@
  * same order, and its own operation runs the same helper with the positions the ordinary compiler
  * records for it (the operator, `[`, `.` or `(`). A call of a Starlark function, or of a built-in
  * that calls back (`sorted`, `min`, `max`), is yielded to the trampoline; any other callee is called
- * directly. A construct not handled here (augmented assignments to elements, calls inside assignment
- * targets, `for a, b in enumerate(...)` clauses, expressions nested more than 200 deep) runs its
- * ordinary closure, whose calls nest on the JS stack.
+ * directly. A construct not handled here (calls inside the targets of a tuple assignment, the
+ * arguments of a `for a, b in enumerate(...)`/`zip(...)` loop, expressions nested more than 200 deep)
+ * runs its ordinary closure, whose calls nest on the JS stack.
  *
  * Compiled with `sliced` (sliced.ts), loops and comprehensions count as calls: every body that loops
  * gets a generator form, whose loops yield {@link PAUSE} at a turn when the thread's pause is due.
@@ -218,14 +218,42 @@ class DeepCompiler implements DeepParts {
   }
 
   /** `lhs = rhs` for a target of names (the targets whose setters evaluate nothing). */
+  /** `lhs = rhs`: as compileAssign's setters, the right side first, then the target's operands. */
   private assign(lhs: Expr, rhs: Expr, pos: { line: number; col: number }): DeepStmt | null {
+    const R = this.part(rhs, 0);
+    if (R === null) return null;
     const set = this.nameSetter(lhs, pos);
-    const R = this.expr(rhs, 0);
-    if (set === null || R === null) return null;
-    return function* (fr) {
-      set(fr, yield* R(fr));
-      return NORMAL;
-    };
+    if (set !== null) {
+      return function* (fr) {
+        set(fr, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr));
+        return NORMAL;
+      };
+    }
+    // An element or field whose operands call.
+    const t = unparen(lhs);
+    if (t.kind === "IndexExpr") {
+      const X = this.part(t.x, 0), I = this.part(t.index, 0);
+      if (X === null || I === null) return null;
+      const ipos = { line: t.lbrackLine, col: t.lbrackCol };
+      return function* (fr) {
+        const v = R.deep !== null ? yield* R.deep(fr) : R.fast!(fr);
+        const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+        const i = I.deep !== null ? yield* I.deep(fr) : I.fast!(fr);
+        setIndexAt(fr[F_THREAD] as Thread, x, i, v, ipos);
+        return NORMAL;
+      };
+    }
+    if (t.kind === "DotExpr") {
+      const X = this.part(t.x, 0);
+      if (X === null) return null;
+      const dpos = { line: t.dotLine, col: t.dotCol }, name = t.name;
+      return function* (fr) {
+        const v = R.deep !== null ? yield* R.deep(fr) : R.fast!(fr);
+        setFieldAt(X.deep !== null ? yield* X.deep(fr) : X.fast!(fr), name, v, dpos);
+        return NORMAL;
+      };
+    }
+    return null;
   }
 
   nameSetter(lhs: Expr, pos: { line: number; col: number }): Setter | null {

@@ -48,6 +48,8 @@ const FRAGMENTS: readonly ((k: number) => string)[] = [
   (k) =>
     `def f${k}(n):\n    d = {"a": 0}\n    for i in range(n):\n        if i == n - 1:\n            return d["missing${k}"]\n        d["a"] += 1\n    return 0\n`,
   (k) => `def f${k}(n):\n    return [1, 2][n]\n`,
+  (k) =>
+    `def key${k}(i):\n    return str(i % 11)\ndef f${k}(n):\n    d = {}\n    for i in range(n // 3):\n        d[key${k}(i)] = i\n    return len(d)\n`,
 ];
 
 function generated(seed: number): string {

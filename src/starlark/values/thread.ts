@@ -119,7 +119,7 @@ export class Thread {
    * When a run started with `startCall` (eval/sliced.ts) should pause: a `performance.now()` time, or
    * `Infinity` (never). The host sets it before each slice; polls compare it with the clock.
    */
-  pauseAt = Infinity;
+  pauseAt: number = Infinity;
   /** Set by a poll once {@link pauseAt} has passed; the evaluator pauses at its next loop turn or call. */
   pauseDue = false;
   /** Print hook. */
