@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { compile, type Dialect, type Program } from "../../src/starlark/mod.ts";
 import { ProgramGenerator } from "./golden/random_programs.ts";
 import { SAMPLES } from "./golden/cases.ts";
-import { ordinary, sliced } from "./sliced_runs.ts";
+import { ordinary, sliced } from "../../src/starlark/eval/sliced_runs_test.ts";
 
 const DIALECT: Partial<Dialect> = { set: true };
 

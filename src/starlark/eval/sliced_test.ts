@@ -17,7 +17,7 @@ import {
   type Value,
 } from "../mod.ts";
 import { INTERRUPT_POLL_STEPS } from "../values/value.ts";
-import { ordinary, sliced } from "../../../tests/starlark/sliced_runs.ts";
+import { ordinary, sliced } from "./sliced_runs_test.ts";
 import { seededRandom } from "../seeded_random_test.ts";
 
 const DIALECT: Partial<Dialect> = { while: true, recursion: true, set: true };

@@ -1,17 +1,9 @@
 /**
- * Runs a compiled program twice over for the sliced-run tests: ordinarily, and sliced with a pause due
+ * (Test helper, no tests.) Runs a compiled program twice over for the sliced-run tests: ordinarily, and sliced with a pause due
  * at every interrupt poll (`src/starlark/eval/sliced.ts`). Both run the top level, then `main()` when
  * the program defines one, and report how they ended, what they printed and the steps they charged.
  */
-import {
-  call,
-  type Dialect,
-  EvalError,
-  type Program,
-  type StarFunction,
-  startCall,
-  Thread,
-} from "../../src/starlark/mod.ts";
+import { call, type Dialect, EvalError, type Program, type StarFunction, startCall, Thread } from "../mod.ts";
 
 /** How a run ended. */
 export interface Ending {
