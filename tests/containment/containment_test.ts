@@ -78,9 +78,9 @@ function summary(executor: ExecutorName, run: ChildRun): string {
  * contains"). The process pool is held to the issue's bounds. A Web Worker cannot be stopped while it
  * spins and `new Worker()` blocks the host thread while it replaces discarded workers, so the worker
  * pool's deadline slack also scales with the load its own spinning workers put on the cores. The
- * inline executor runs every program on the host thread in slices (src/executor/turns.ts): it is held
- * to the process pool's deadline bound, since nothing but its own runs shares its thread; a normal
- * execution may wait out one built-in operation (the longest stall, at most {@link INLINE_STALL_MS}).
+ * inline executor runs every program on the host thread in slices (src/executor/turns.ts), but one
+ * built-in operation holds the thread until it ends (the longest stall, at most {@link INLINE_STALL_MS}
+ * scaled by load): a deadline may pass by that much more, and a normal execution may wait it out.
  */
 const CONTRACTS: Record<ExecutorName, {
   deadlineSlack(external: number, runPeak: number, limits: Partial<Limits>): number;
@@ -97,7 +97,10 @@ const CONTRACTS: Record<ExecutorName, {
     servesNormalStream: true,
   },
   inline: {
-    deadlineSlack: (external) => slack(DEADLINE_SLACK_MS, external),
+    // A deadline's timer cannot fire during a stall either: one built-in operation may hold the
+    // thread past it, and the runs' own load stretches that operation like everything on the thread.
+    deadlineSlack: (external, runPeak) =>
+      slack(DEADLINE_SLACK_MS + INLINE_STALL_MS, Math.max(external, runPeak)),
     servesNormalStream: true,
     stallAllowance: INLINE_STALL_MS,
   },
