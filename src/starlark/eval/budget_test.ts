@@ -117,11 +117,11 @@ Deno.test("budget: exhausting the JS stack is a depth error, not a crash", () =>
     "def f(n):\n    return 0 if n == 0 else sorted([1], key = lambda x: f(n - 1))[0]\nx = f(60000)\n";
   const opts = { dialect: { recursion: true }, maxCallDepth: 1e9, maxSteps: 1e9 };
   assert.equal(execFile(viaSorted, opts).globals.get("x"), 1);
-  // The arguments of an enumerate loop have no generator form: their calls nest on the JS stack.
-  const viaEnumerate =
-    "def f(n):\n    if n == 0:\n        return 0\n    for _, v in enumerate([f(n - 1)]):\n        return v + 1\n" +
+  // A tuple assignment to elements has no generator form: the calls of its targets nest on the JS stack.
+  const viaTargets =
+    "def f(n):\n    if n == 0:\n        return 0\n    d = [0]\n    _, d[f(n - 1) * 0] = 0, n\n    return d[0]\n" +
     "x = f(200000)\n";
-  const e = resourceError(() => execFile(viaEnumerate, opts));
+  const e = resourceError(() => execFile(viaTargets, opts));
   assert.equal(e.resource, "depth");
   assert.equal(e.message, "Starlark stack overflow (nesting too deep)");
 });

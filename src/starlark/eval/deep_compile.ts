@@ -8,9 +8,8 @@
  * same order, and its own operation runs the same helper with the positions the ordinary compiler
  * records for it (the operator, `[`, `.` or `(`). A call of a Starlark function, or of a built-in
  * that calls back (`sorted`, `min`, `max`), is yielded to the trampoline; any other callee is called
- * directly. A construct not handled here (calls inside the targets of a tuple assignment, the
- * arguments of a `for a, b in enumerate(...)`/`zip(...)` loop, expressions nested more than 200 deep)
- * runs its ordinary closure, whose calls nest on the JS stack.
+ * directly. A construct not handled here (calls inside the targets of a tuple assignment, expressions
+ * nested more than 200 deep) runs its ordinary closure, whose calls nest on the JS stack.
  *
  * Compiled with `sliced` (sliced.ts), loops and comprehensions count as calls: every body that loops
  * gets a generator form, whose loops yield {@link PAUSE} at a turn when the thread's pause is due.

@@ -53,6 +53,9 @@ export function planPairLoop(c: Compiler, x: Expr, vars: Expr): PairPlan | undef
   if (a.kind !== "Ident" || b.kind !== "Ident") return undefined;
   const builtin = c.settings.universe.get(name);
   if (builtin === undefined) return undefined;
+  // The callee is recorded too (a universal name: no position): the generator forms call the
+  // built-in itself when an argument calls.
+  if (c.fastExprs !== null) compileExpr(c, call.fn);
   const args: ExprFn[] = call.args.map((arg) => compileExpr(c, arg.value));
   c.setPos({ line: call.lparenLine, col: call.lparenCol });
   const site = c.pos;
