@@ -63,7 +63,8 @@ const SHAPES: readonly Shape[] = [
   { text: "d = {1: 1}; d[1] += f(n - 1); return d[1]", calls: [], explicit: true },
   { text: "d = [0]; d[f(n - 1) * 0] = n; return d[0]", calls: [], explicit: true },
   { text: "return [v + 1 for _, v in enumerate([f(n - 1)])][0]", calls: [], explicit: true },
-  { text: "d = [0]; _, d[f(n - 1) * 0] = 0, n; return d[0]", calls: [], explicit: false },
+  { text: "d = [0]; _, d[f(n - 1) * 0] = 0, n; return d[0]", calls: [], explicit: true },
+  { text: "d = [0]; return [d[0] for d[f(n - 1) * 0] in [n]][0]", calls: [], explicit: false },
 ];
 
 /** k's body line, whose calls and entry the `min` shape's frames point at. */
@@ -266,7 +267,7 @@ Deno.test("depth callbacks: a worker (half the JS stack) ends every program as t
     const plain = "def f(n):\n    return f(n - 1) + 1 if n else 0\nx = f(N)\n";
     assert.deepEqual(await ask(plain.replace("N", "99998")), { ok: 99998 });
     const js =
-      "def f(n):\n    if not n:\n        return 0\n    d = [0]\n    _, d[f(n - 1) * 0] = 0, n\n    return d[0]\n" +
+      "def f(n):\n    if not n:\n        return 0\n    d = [0]\n    for d[f(n - 1) * 0] in [n]:\n        pass\n    return d[0]\n" +
       "x = f(N)\n";
     assert.equal((await ask(js.replace("N", "99998"))).resource, "depth");
     assert.deepEqual(await ask(plain.replace("N", "99998")), { ok: 99998 });

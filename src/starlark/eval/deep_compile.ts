@@ -8,8 +8,8 @@
  * same order, and its own operation runs the same helper with the positions the ordinary compiler
  * records for it (the operator, `[`, `.` or `(`). A call of a Starlark function, or of a built-in
  * that calls back (`sorted`, `min`, `max`), is yielded to the trampoline; any other callee is called
- * directly. A construct not handled here (calls inside the targets of a tuple assignment, expressions
- * nested more than 200 deep) runs its ordinary closure, whose calls nest on the JS stack.
+ * directly. A construct not handled here (calls inside the targets of a `for` loop or clause,
+ * expressions nested more than 200 deep) runs its ordinary closure, whose calls nest on the JS stack.
  *
  * Compiled with `sliced` (sliced.ts), loops and comprehensions count as calls: every body that loops
  * gets a generator form, whose loops yield {@link PAUSE} at a turn when the thread's pause is due.
@@ -25,9 +25,10 @@ import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from ".
 import { augmentedValue, storeAugmented } from "./augmented.ts";
 import { compileAssign, setFieldAt, setIndexAt, storeIndexed } from "./compile_stmt.ts";
 import { binaryOp, isTrue, unaryOp } from "./arith.ts";
-import { type DeepExpr, type DeepStmt, iterateDeep, PAUSE } from "./deep.ts";
+import { type CallRequest, type DeepExpr, type DeepStmt, iterateDeep, PAUSE } from "./deep.ts";
+import { unpack } from "./loops.ts";
 import { deepCall, deepComprehension, deepDict, type DeepParts, type Part } from "./deep_compile_expr.ts";
-import { BREAK, F_LOCALS, F_RESULT, F_THREAD, NORMAL, RETURN, type StmtFn } from "./function.ts";
+import { BREAK, F_LOCALS, F_RESULT, F_THREAD, type Frame, NORMAL, RETURN, type StmtFn } from "./function.ts";
 import { type BinaryOp, elifOf, type Expr, type IfStmt, type Stmt } from "../syntax/ast.ts";
 import { Builtin, slice, type Thread, type Value } from "../values/mod.ts";
 import { atPos } from "./errors.ts";
@@ -35,6 +36,9 @@ import type { Setter } from "./compile_stmt.ts";
 
 /** Expression nesting the deep compiler handles; deeper call-bearing expressions run their ordinary closure. */
 const MAX_DEEP_NESTING = 200;
+
+/** Assigns a value to a target whose operands may call. */
+type DeepSetter = (fr: Frame, v: Value) => Generator<CallRequest, void, Value>;
 
 /** A statement: its ordinary closure, or its generator when it can call. */
 interface SPart {
@@ -217,42 +221,72 @@ class DeepCompiler implements DeepParts {
   }
 
   /** `lhs = rhs` for a target of names (the targets whose setters evaluate nothing). */
-  /** `lhs = rhs`: as compileAssign's setters, the right side first, then the target's operands. */
+  /** `lhs = rhs`: as compileAssign's setters, the right side first, then the targets in order. */
   private assign(lhs: Expr, rhs: Expr, pos: { line: number; col: number }): DeepStmt | null {
     const R = this.part(rhs, 0);
     if (R === null) return null;
-    const set = this.nameSetter(lhs, pos);
-    if (set !== null) {
+    const plain = this.nameSetter(lhs, pos);
+    if (plain !== null) {
       return function* (fr) {
-        set(fr, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr));
+        plain(fr, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr));
         return NORMAL;
       };
     }
-    // An element or field whose operands call.
+    const set = this.deepSetter(lhs, pos);
+    if (set === null) return null;
+    return function* (fr) {
+      yield* set(fr, R.deep !== null ? yield* R.deep(fr) : R.fast!(fr));
+      return NORMAL;
+    };
+  }
+
+  /** A target whose operands call, as a generator: an element, a field, or a tuple of targets. */
+  private deepSetter(lhs: Expr, pos: { line: number; col: number }): DeepSetter | null {
     const t = unparen(lhs);
-    if (t.kind === "IndexExpr") {
-      const X = this.part(t.x, 0), I = this.part(t.index, 0);
-      if (X === null || I === null) return null;
-      const ipos = { line: t.lbrackLine, col: t.lbrackCol };
-      return function* (fr) {
-        const v = R.deep !== null ? yield* R.deep(fr) : R.fast!(fr);
-        const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
-        const i = I.deep !== null ? yield* I.deep(fr) : I.fast!(fr);
-        setIndexAt(fr[F_THREAD] as Thread, x, i, v, ipos);
-        return NORMAL;
-      };
+    switch (t.kind) {
+      case "IndexExpr": {
+        const X = this.part(t.x, 0), I = this.part(t.index, 0);
+        if (X === null || I === null) return null;
+        const ipos = { line: t.lbrackLine, col: t.lbrackCol };
+        return function* (fr, v) {
+          const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+          const i = I.deep !== null ? yield* I.deep(fr) : I.fast!(fr);
+          setIndexAt(fr[F_THREAD] as Thread, x, i, v, ipos);
+        };
+      }
+      case "DotExpr": {
+        const X = this.part(t.x, 0);
+        if (X === null) return null;
+        const dpos = { line: t.dotLine, col: t.dotCol }, name = t.name;
+        return function* (fr, v) {
+          setFieldAt(X.deep !== null ? yield* X.deep(fr) : X.fast!(fr), name, v, dpos);
+        };
+      }
+      case "TupleExpr":
+      case "ListExpr": {
+        // Each target plainly when it can be, else as a generator.
+        const sets: { plain: Setter | null; deep: DeepSetter | null }[] = [];
+        for (const x of t.list) {
+          const plain = this.nameSetter(x, pos);
+          const deep = plain === null ? this.deepSetter(x, pos) : null;
+          if (plain === null && deep === null) return null;
+          sets.push({ plain, deep });
+        }
+        const n = sets.length, upos = { line: pos.line, col: pos.col };
+        // As compileAssign: only element or field targets can observe the list being unpacked.
+        const copy = t.list.some((x) => unparen(x).kind !== "Ident");
+        return function* (fr, v) {
+          const vals = unpack(v, n, upos, copy);
+          for (let i = 0; i < n; i++) {
+            const set = sets[i];
+            if (set.plain !== null) set.plain(fr, vals[i]);
+            else yield* set.deep!(fr, vals[i]);
+          }
+        };
+      }
+      default:
+        return null;
     }
-    if (t.kind === "DotExpr") {
-      const X = this.part(t.x, 0);
-      if (X === null) return null;
-      const dpos = { line: t.dotLine, col: t.dotCol }, name = t.name;
-      return function* (fr) {
-        const v = R.deep !== null ? yield* R.deep(fr) : R.fast!(fr);
-        setFieldAt(X.deep !== null ? yield* X.deep(fr) : X.fast!(fr), name, v, dpos);
-        return NORMAL;
-      };
-    }
-    return null;
   }
 
   nameSetter(lhs: Expr, pos: { line: number; col: number }): Setter | null {

@@ -48,6 +48,8 @@ const FRAGMENTS: readonly ((k: number) => string)[] = [
   (k) => `def f${k}(n):\n    return [1, 2][n]\n`,
   (k) =>
     `def key${k}(i):\n    return str(i % 11)\ndef f${k}(n):\n    d = {}\n    for i in range(n // 3):\n        d[key${k}(i)] = i\n    return len(d)\n`,
+  (k) =>
+    `def key${k}(i):\n    return i % 3\ndef f${k}(n):\n    d = [0, 0, 0]\n    t = 0\n    for i in range(n // 3):\n        t, d[key${k}(i)] = t + 1, [i, t]\n    return d[n % 3]\n`,
 ];
 
 function generated(seed: number): string {
