@@ -49,10 +49,13 @@ export class FairQueue<T extends Queued> {
     return [...this.#bySubject.keys()];
   }
 
-  /** The oldest waiter of the first subject in rotation accepted by `ok`; that subject moves back. */
-  take(ok: (subject: string) => boolean): T | undefined {
+  /**
+   * The oldest waiter of the first subject in rotation accepted by `ok` (given the subject and that
+   * waiter); that subject moves back.
+   */
+  take(ok: (subject: string, head: T) => boolean): T | undefined {
     for (const [s, list] of this.#bySubject) {
-      if (!ok(s)) continue;
+      if (!ok(s, list[0])) continue;
       const exec = list.shift()!;
       this.#size--;
       this.#bySubject.delete(s);

@@ -42,6 +42,7 @@ import type { RunOutcome } from "./protocol.ts";
 import { Turns } from "./turns.ts";
 import { FairQueue } from "./fair_queue.ts";
 import { IdleRelease } from "./idle_release.ts";
+import { getHeapStatistics } from "node:v8";
 import { positive } from "./pool_parts.ts";
 import { memoryBudget } from "./protocol.ts";
 
@@ -80,6 +81,29 @@ export interface InlineExecutorOptions {
   readonly maxQueuedPerSubject?: number;
   /** Engine dialect options (default: the reference's defaults, all off). */
   readonly dialect?: Partial<Dialect>;
+  /**
+   * Most memory the executions running at once may use together, each counted as 6 times its
+   * `maxMemoryBytes` (the engine's worst measured heap growth over its budget). A slot waits until it fits; one execution always runs. Default: three quarters of
+   * V8's heap limit (2 GiB when unknown), so the executions cannot exhaust the host's heap together.
+   */
+  readonly maxHeldMemoryBytes?: number;
+}
+
+/** The engine's worst measured heap growth over `maxMemoryBytes` (tests/starlark/containment_test.ts). */
+const HEAP_PER_BUDGET = 6;
+
+function heldMemoryOf(request: ExecutionRequest): number {
+  return HEAP_PER_BUDGET * memoryBudget(request.budgets);
+}
+
+function defaultHeldMemory(): number {
+  try {
+    const limit = getHeapStatistics().heap_size_limit;
+    if (typeof limit === "number" && limit > 0) return Math.floor(limit * 0.75);
+  } catch {
+    // no node:v8 here
+  }
+  return 2 * 1024 ** 3;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -89,7 +113,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 interface Waiter {
-  readonly request: { readonly subjectId: string };
+  readonly request: ExecutionRequest;
   readonly grant: () => void;
 }
 
@@ -106,6 +130,8 @@ export class InlineExecutor implements Executor {
   // Sliced runs waiting for the thread, served by the thread time their subjects have had.
   readonly #turns = new Turns();
   readonly #shares = new Map<string, Share>();
+  readonly #maxHeldMemory: number;
+  #heldMemory = 0;
   #active = 0;
   #closed = false;
   // Programs allocate in the host's own heap here; what they leave committed is returned once the
@@ -125,6 +151,7 @@ export class InlineExecutor implements Executor {
     );
     this.#maxQueued = Math.floor(positive(options.maxQueuedPerSubject, 64, "maxQueuedPerSubject"));
     this.#dialect = options.dialect;
+    this.#maxHeldMemory = positive(options.maxHeldMemoryBytes, defaultHeldMemory(), "maxHeldMemoryBytes");
     this.#release.noteBaseline();
   }
 
@@ -190,7 +217,7 @@ export class InlineExecutor implements Executor {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       this.#running.delete(controller);
-      if (holding) this.#releaseSlot(subject);
+      if (holding) this.#releaseSlot(request);
     }
   }
 
@@ -205,10 +232,15 @@ export class InlineExecutor implements Executor {
 
   // Slots are granted like the pools grant theirs: round-robin across subjects, and a subject holds at
   // most its share, so one subject's flood cannot keep the others' executions waiting for a slot.
+  //
+  // Every running execution's heap lives in the host's, and sliced runs are alive at the same time:
+  // a slot is granted only while the memory they may use together fits (see maxHeldMemoryBytes).
   #acquire(request: ExecutionRequest, signal: AbortSignal): Promise<void> {
     const subject = request.subjectId;
-    if (this.#active < this.#max && this.#underShare(subject) && this.#waiters.size === 0) {
-      this.#hold(subject);
+    if (
+      this.#active < this.#max && this.#underShare(subject) && this.#fits(request) && this.#waiters.size === 0
+    ) {
+      this.#hold(request);
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
@@ -234,14 +266,23 @@ export class InlineExecutor implements Executor {
     return (this.#held.get(subject) ?? 0) < this.#maxPerSubject;
   }
 
-  #hold(subject: string): void {
+  /** Whether `request` may start now without the executions' memory passing maxHeldMemoryBytes. */
+  #fits(request: ExecutionRequest): boolean {
+    return this.#active === 0 || this.#heldMemory + heldMemoryOf(request) <= this.#maxHeldMemory;
+  }
+
+  #hold(request: ExecutionRequest): void {
+    const subject = request.subjectId;
     this.#release.cancel();
     this.#active++;
+    this.#heldMemory += heldMemoryOf(request);
     this.#held.set(subject, (this.#held.get(subject) ?? 0) + 1);
   }
 
-  #releaseSlot(subject: string): void {
+  #releaseSlot(request: ExecutionRequest): void {
+    const subject = request.subjectId;
     this.#active--;
+    this.#heldMemory -= heldMemoryOf(request);
     const n = (this.#held.get(subject) ?? 1) - 1;
     if (n <= 0) this.#held.delete(subject);
     else this.#held.set(subject, n);
@@ -251,9 +292,9 @@ export class InlineExecutor implements Executor {
 
   #grant(): void {
     while (this.#active < this.#max) {
-      const next = this.#waiters.take((s) => this.#underShare(s));
+      const next = this.#waiters.take((s, head) => this.#underShare(s) && this.#fits(head.request));
       if (next === undefined) return;
-      this.#hold(next.request.subjectId);
+      this.#hold(next.request);
       next.grant();
     }
   }

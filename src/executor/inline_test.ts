@@ -194,3 +194,28 @@ Deno.test("inline: a long run pauses at its native calls instead of replaying ev
   assert.deepEqual(log.map((l) => l.args.key), Array.from({ length: 40 }, (_, k) => String(k)));
   await ex.close();
 });
+
+Deno.test("inline: executions start only while their memory fits together; one always runs", async () => {
+  // Each counts as 6 x 1 MiB: with room for 13 MiB, two run at once, and a third waits for one to end.
+  const ex = new InlineExecutor({ maxHeldMemoryBytes: 13 * 2 ** 20 });
+  let inFlight = 0, peak = 0;
+  const dispatch = async () => {
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    await sleep(10);
+    inFlight--;
+    return { waited: 10 };
+  };
+  const budgets = { maxMemoryBytes: 2 ** 20 };
+  const slow = "def main():\n    return slow.wait(ms=10)['waited']\n";
+  const runs = Array.from(
+    { length: 6 },
+    (_, i) => ex.run(request(slow, { subjectId: `s${i}`, dispatch, budgets })),
+  );
+  assert.deepEqual(await Promise.all(runs), [10, 10, 10, 10, 10, 10]);
+  assert.equal(peak, 2);
+  // An execution bigger than the room still runs, alone.
+  const big = await ex.run(request(slow, { dispatch, budgets: { maxMemoryBytes: 64 * 2 ** 20 } }));
+  assert.equal(big, 10);
+  await ex.close();
+});
