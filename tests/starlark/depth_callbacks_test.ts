@@ -64,7 +64,9 @@ const SHAPES: readonly Shape[] = [
   { text: "d = [0]; d[f(n - 1) * 0] = n; return d[0]", calls: [], explicit: true },
   { text: "return [v + 1 for _, v in enumerate([f(n - 1)])][0]", calls: [], explicit: true },
   { text: "d = [0]; _, d[f(n - 1) * 0] = 0, n; return d[0]", calls: [], explicit: true },
-  { text: "d = [0]; return [d[0] for d[f(n - 1) * 0] in [n]][0]", calls: [], explicit: false },
+  { text: "d = [0]; return [d[0] for d[f(n - 1) * 0] in [n]][0]", calls: [], explicit: true },
+  // Nested past the 200 levels the generator compiler handles.
+  { text: `return f(n - 1) + 1${" + 0".repeat(250)}`, calls: [], explicit: false },
 ];
 
 /** k's body line, whose calls and entry the `min` shape's frames point at. */
@@ -266,8 +268,8 @@ Deno.test("depth callbacks: a worker (half the JS stack) ends every program as t
     // Whatever ended those runs left no depth behind: the limit is still exactly the reference's.
     const plain = "def f(n):\n    return f(n - 1) + 1 if n else 0\nx = f(N)\n";
     assert.deepEqual(await ask(plain.replace("N", "99998")), { ok: 99998 });
-    const js =
-      "def f(n):\n    if not n:\n        return 0\n    d = [0]\n    for d[f(n - 1) * 0] in [n]:\n        pass\n    return d[0]\n" +
+    const js = "def f(n):\n    if not n:\n        return 0\n    return f(n - 1) + 1" + " + 0".repeat(250) +
+      "\n" +
       "x = f(N)\n";
     assert.equal((await ask(js.replace("N", "99998"))).resource, "depth");
     assert.deepEqual(await ask(plain.replace("N", "99998")), { ok: 99998 });

@@ -67,6 +67,12 @@ export function compileLongChain(c: Compiler, e: Expr): ExprFn {
     } finally {
       c.holes.delete(below);
     }
+    // The links of this group read the hole: their closures are not theirs alone, so the generator
+    // compiler (deep_compile.ts) must not take them for their nodes (the chain's head is recorded
+    // again, with the whole loop, by whoever compiles it).
+    if (c.fastExprs !== null) {
+      for (let k = links.indexOf(tops[i]); links[k] !== below; k++) c.fastExprs.delete(links[k]);
+    }
   }
   return runGroups(first, stages, box);
 }

@@ -8,8 +8,8 @@
  * same order, and its own operation runs the same helper with the positions the ordinary compiler
  * records for it (the operator, `[`, `.` or `(`). A call of a Starlark function, or of a built-in
  * that calls back (`sorted`, `min`, `max`), is yielded to the trampoline; any other callee is called
- * directly. A construct not handled here (calls inside the targets of a `for` loop or clause,
- * expressions nested more than 200 deep) runs its ordinary closure, whose calls nest on the JS stack.
+ * directly. A construct not handled here (an expression nested more than 200 deep) runs its ordinary
+ * closure, whose calls nest on the JS stack.
  *
  * Compiled with `sliced` (sliced.ts), loops and comprehensions count as calls: every body that loops
  * gets a generator form, whose loops yield {@link PAUSE} at a turn when the thread's pause is due.
@@ -25,10 +25,17 @@ import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from ".
 import { augmentedValue, storeAugmented } from "./augmented.ts";
 import { compileAssign, setFieldAt, setIndexAt, storeIndexed } from "./compile_stmt.ts";
 import { binaryOp, isTrue, unaryOp } from "./arith.ts";
-import { type CallRequest, type DeepExpr, type DeepStmt, iterateDeep, PAUSE } from "./deep.ts";
+import { type DeepExpr, type DeepStmt, iterateDeep, PAUSE } from "./deep.ts";
 import { unpack } from "./loops.ts";
-import { deepCall, deepComprehension, deepDict, type DeepParts, type Part } from "./deep_compile_expr.ts";
-import { BREAK, F_LOCALS, F_RESULT, F_THREAD, type Frame, NORMAL, RETURN, type StmtFn } from "./function.ts";
+import {
+  deepCall,
+  deepComprehension,
+  deepDict,
+  type DeepParts,
+  type DeepSetter,
+  type Part,
+} from "./deep_compile_expr.ts";
+import { BREAK, F_LOCALS, F_RESULT, F_THREAD, NORMAL, RETURN, type StmtFn } from "./function.ts";
 import { type BinaryOp, elifOf, type Expr, type IfStmt, type Stmt } from "../syntax/ast.ts";
 import { Builtin, slice, type Thread, type Value } from "../values/mod.ts";
 import { atPos } from "./errors.ts";
@@ -36,9 +43,6 @@ import type { Setter } from "./compile_stmt.ts";
 
 /** Expression nesting the deep compiler handles; deeper call-bearing expressions run their ordinary closure. */
 const MAX_DEEP_NESTING = 200;
-
-/** Assigns a value to a target whose operands may call. */
-type DeepSetter = (fr: Frame, v: Value) => Generator<CallRequest, void, Value>;
 
 /** A statement: its ordinary closure, or its generator when it can call. */
 interface SPart {
@@ -149,7 +153,8 @@ class DeepCompiler implements DeepParts {
         return s.then.some((t) => this.stmtCalls(t)) || s.else.some((t) => this.stmtCalls(t));
       }
       case "ForStmt":
-        return this.sliced || this.exprCalls(s.x) || s.body.some((t) => this.stmtCalls(t));
+        return this.sliced || this.exprCalls(s.x) || this.exprCalls(s.vars) ||
+          s.body.some((t) => this.stmtCalls(t));
       case "DefStmt":
         return s.params.some((p) => p.kind === "default" && this.exprCalls(p.default));
       default:
@@ -241,7 +246,7 @@ class DeepCompiler implements DeepParts {
   }
 
   /** A target whose operands call, as a generator: an element, a field, or a tuple of targets. */
-  private deepSetter(lhs: Expr, pos: { line: number; col: number }): DeepSetter | null {
+  deepSetter(lhs: Expr, pos: { line: number; col: number }): DeepSetter | null {
     const t = unparen(lhs);
     switch (t.kind) {
       case "IndexExpr": {
@@ -409,8 +414,26 @@ class DeepCompiler implements DeepParts {
     const pos = { line: s.line, col: s.col };
     const set = this.nameSetter(s.vars, pos);
     const body = this.stmts(s.body);
-    if (X === null || set === null || body === null) return null;
+    if (X === null || body === null) return null;
     const weight = 1 + body.length;
+    const n = body.length;
+    if (set === null) {
+      // A target whose operands call: assigned by its generator at each turn.
+      const dset = this.deepSetter(s.vars, pos);
+      if (dset === null) return null;
+      return function* (fr) {
+        const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
+        return yield* iterateDeep(fr, x, pos, weight, function* (v) {
+          yield* dset(fr, v);
+          for (let i = 0; i < n; i++) {
+            const p = body[i];
+            const r = p.deep !== null ? yield* p.deep(fr) : p.fast!(fr);
+            if (r !== NORMAL) return r;
+          }
+          return NORMAL;
+        });
+      };
+    }
     const F = plainSequence(this.c, body);
     if (F !== null) {
       // A body that cannot call: its closures run directly, with no generator per turn.
@@ -422,7 +445,6 @@ class DeepCompiler implements DeepParts {
         });
       };
     }
-    const n = body.length;
     return function* (fr) {
       const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
       return yield* iterateDeep(fr, x, pos, weight, function* (v) {
@@ -610,7 +632,8 @@ function children(e: Expr): Expr[] {
       return e.params.flatMap((p) => p.kind === "default" ? [p.default] : []);
     case "Comprehension": {
       const out: Expr[] = [];
-      for (const cl of e.clauses) out.push(cl.kind === "ForClause" ? cl.x : cl.cond);
+      // A loop variable is a target, whose operands (`for d[f(x)] in ...`) are evaluated too.
+      for (const cl of e.clauses) out.push(...(cl.kind === "ForClause" ? [cl.vars, cl.x] : [cl.cond]));
       if (e.body.kind === "DictEntry") out.push(e.body.key, e.body.value);
       else out.push(e.body);
       return out;

@@ -32,7 +32,12 @@ export interface DeepParts {
   parts(list: readonly Expr[], depth: number): Part[] | null;
   /** The setter of an assignment target made of names; null for others. */
   nameSetter(lhs: Expr, pos: { line: number; col: number }): Setter | null;
+  /** The generator setter of a target whose operands call; null when it has none. */
+  deepSetter(lhs: Expr, pos: { line: number; col: number }): DeepSetter | null;
 }
+
+/** Assigns a value to a target whose operands may call. */
+export type DeepSetter = (fr: Frame, v: Value) => Generator<CallRequest, void, Value>;
 
 /** A dict display, entry by entry like compile_expr.ts's (constant keys: the values, then the dict). */
 export function deepDict(
@@ -73,7 +78,11 @@ export function deepComprehension(
   e: Extract<Expr, { kind: "Comprehension" }>,
   depth: number,
 ): DeepExpr | null {
-  type Clause = { X: Part; pos: { line: number; col: number }; set: Setter } | { C: Part };
+  type Clause =
+    | { X: Part; pos: { line: number; col: number }; set: Setter | null; dset: DeepSetter | null }
+    | {
+      C: Part;
+    };
   const clauses: Clause[] = [];
   for (const cl of e.clauses) {
     if (cl.kind === "IfClause") {
@@ -84,8 +93,9 @@ export function deepComprehension(
     }
     const pos = { line: cl.line, col: cl.col };
     const X = dc.part(cl.x, depth), set = dc.nameSetter(cl.vars, pos);
-    if (X === null || set === null) return null;
-    clauses.push({ X, pos, set });
+    const dset = set === null ? dc.deepSetter(cl.vars, pos) : null;
+    if (X === null || (set === null && dset === null)) return null;
+    clauses.push({ X, pos, set, dset });
   }
   const body = comprehensionBody(dc, e, depth);
   if (body === null) return null;
@@ -108,16 +118,18 @@ export function deepComprehension(
     }
     const x = cl.X.deep !== null ? yield* cl.X.deep(fr) : cl.X.fast!(fr);
     // Like a for statement: one step for the iteration, one for evaluating what it leads to.
-    if (plainTail !== null && i + 1 === tail) {
+    const set = cl.set;
+    if (plainTail !== null && i + 1 === tail && set !== null) {
       yield* iterateDeep(fr, x, cl.pos, 2, null, (v) => {
-        cl.set(fr, v);
+        set(fr, v);
         plainTail(fr, acc);
         return NORMAL;
       });
       return;
     }
     yield* iterateDeep(fr, x, cl.pos, 2, function* (v) {
-      cl.set(fr, v);
+      if (set !== null) set(fr, v);
+      else yield* cl.dset!(fr, v);
       yield* run(fr, i + 1, acc);
       return NORMAL;
     });

@@ -49,6 +49,8 @@ const FRAGMENTS: readonly ((k: number) => string)[] = [
   (k) =>
     `def key${k}(i):\n    return str(i % 11)\ndef f${k}(n):\n    d = {}\n    for i in range(n // 3):\n        d[key${k}(i)] = i\n    return len(d)\n`,
   (k) =>
+    `def key${k}(i):\n    return i % 4\ndef f${k}(n):\n    d = [0] * 4\n    for d[key${k}(n)] in range(n // 2):\n        pass\n    return [d[key${k}(x)] for x in range(n // 4) for d[key${k}(x)] in [x * 2]][-1]\n`,
+  (k) =>
     `def key${k}(i):\n    return i % 3\ndef f${k}(n):\n    d = [0, 0, 0]\n    t = 0\n    for i in range(n // 3):\n        t, d[key${k}(i)] = t + 1, [i, t]\n    return d[n % 3]\n`,
 ];
 
