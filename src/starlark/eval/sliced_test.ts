@@ -46,6 +46,11 @@ const FRAGMENTS: readonly ((k: number) => string)[] = [
   (k) =>
     `def f${k}(n):\n    d = {"a": 0}\n    for i in range(n):\n        if i == n - 1:\n            return d["missing${k}"]\n        d["a"] += 1\n    return 0\n`,
   (k) => `def f${k}(n):\n    return [1, 2][n]\n`,
+  // A chain of 240 links, compiled in groups (compile_chain.ts), with calls at both ends.
+  (k) =>
+    `def one${k}(x):\n    return x % 2\ndef f${k}(n):\n    t = 0\n    for i in range(n // 100):\n        t += one${k}(i)${
+      " + i".repeat(240)
+    } + one${k}(i + 1)\n    return t\n`,
   (k) =>
     `def key${k}(i):\n    return str(i % 11)\ndef f${k}(n):\n    d = {}\n    for i in range(n // 3):\n        d[key${k}(i)] = i\n    return len(d)\n`,
   (k) =>
