@@ -5,17 +5,18 @@
  * spinning for seconds get four threads' share of two cores, and every short execution (and the host's
  * own thread, which answers their native calls) waits its turn behind them. While a short execution
  * runs next to more long runners than the cores leave room for, each long runner is held to a share
- * of a CPU: the host lowers its duty in the shared buffer (`I_DUTY`), and the worker naps between slices
- * of work (an interrupt still wakes it at once). Alone, long runners run at full speed.
+ * of a CPU: for a worker, the host lowers its duty in the shared buffer (`I_DUTY`), and the worker naps
+ * between slices of work (an interrupt still wakes it at once); a child process, which reads nothing
+ * while it computes, is stopped and continued by the host (SIGSTOP/SIGCONT) for the same duty. Alone,
+ * long runners run at full speed.
  *
  * @module
  */
-import type { SharedChannel } from "./protocol.ts";
 
 /** A running execution whose CPU share the host may set. */
 export interface Runner {
-  /** Its shared buffer. */
-  readonly channel: SharedChannel;
+  /** Holds it to `perMille` of a CPU (0: no limit). */
+  setDuty(perMille: number): void;
   /** Whether it is still running (anything else ends its entry). */
   readonly state: string;
 }
@@ -82,7 +83,7 @@ export class CpuShare {
     for (const { runner, entry } of long) {
       if (entry.duty !== duty) {
         entry.duty = duty;
-        runner.channel.setDuty(duty);
+        runner.setDuty(duty);
       }
     }
     if (this.#timer === undefined) {
@@ -98,7 +99,7 @@ export class CpuShare {
     for (const [runner, entry] of this.#running) {
       if (entry.duty !== 0) {
         entry.duty = 0;
-        runner.channel.setDuty(0);
+        runner.setDuty(0);
       }
     }
   }

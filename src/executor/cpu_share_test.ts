@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { CpuShare, LONG_RUN_MS, type Runner } from "./cpu_share.ts";
 import { SharedChannel } from "./protocol.ts";
 
-function runner(): Runner & { state: string } {
-  return { channel: SharedChannel.create(16), state: "busy" };
+function runner(): Runner & { state: string; channel: SharedChannel } {
+  const channel = SharedChannel.create(16);
+  return { channel, state: "busy", setDuty: (d: number) => channel.setDuty(d) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

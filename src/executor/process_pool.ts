@@ -44,6 +44,7 @@ import type { Frame } from "./process_protocol.ts";
 import { type ChildExit, type ProcessHooks, ProcessSandbox, SANDBOX_PROCESS_URL } from "./process_sandbox.ts";
 import { DEFAULT_MAX_MEMORY_BYTES, memoryBudget, type RunOutcome } from "./protocol.ts";
 import { type PoolHealth, type SandboxDriver, SlotScheduler } from "./scheduler.ts";
+import { CpuShare } from "./cpu_share.ts";
 
 const MIB = 1024 * 1024;
 
@@ -85,6 +86,8 @@ function hostDenoDir(): string | undefined {
 /** Runs programs in a bounded pool of permission-less, heap-capped Deno child processes. */
 export class ProcessPool implements Executor {
   readonly #scheduler: SlotScheduler<ProcessSandbox>;
+  // Long runs next to short ones are held to a share of the cores (the children are stopped in turn).
+  readonly #cpu = new CpuShare();
   readonly #heapMiB: number;
   readonly #retireHeap: number;
   readonly #retireRss: number;
@@ -178,6 +181,7 @@ export class ProcessPool implements Executor {
 
   /** Kills every child and waits for them to exit; running executions reject with `internal`. Idempotent. */
   close(): Promise<void> {
+    this.#cpu.close();
     return this.#scheduler.close();
   }
 
@@ -199,10 +203,19 @@ export class ProcessPool implements Executor {
       } satisfies ProcRunHeader,
     );
     sb.catalogKey = catalog.key;
+    this.#cpu.started(sb);
+  }
+
+  /** The run of `sb` has ended (or must end now): it is no longer throttled. */
+  #runEnded(sb: ProcessSandbox): void {
+    this.#cpu.ended(sb);
+    sb.setDuty(0);
   }
 
   // A child reads stdin only while it waits for a reply; otherwise only its own deadline stops it.
   #interrupt(sb: ProcessSandbox, kind: AbortKind): boolean {
+    // A stopped child could not see its deadline, nor answer the interrupt.
+    this.#runEnded(sb);
     if (sb.awaitingReply) {
       sb.send({ t: "interrupt", reason: kind === "cancel" ? "cancelled" : kind });
       return true;
@@ -271,6 +284,7 @@ export class ProcessPool implements Executor {
   }
 
   #onDone(sb: ProcessSandbox, exec: PoolExecution, h: Record<string, unknown>, value: Uint8Array): void {
+    this.#runEnded(sb);
     // The child's own figures only decide whether to keep it: a lie costs nothing but its reuse.
     if (!(typeof h.heapUsed === "number" && h.heapUsed <= this.#retireHeap)) sb.retireAfterRun = true;
     if (!(typeof h.rss === "number" && h.rss <= this.#retireRss)) sb.retireAfterRun = true;

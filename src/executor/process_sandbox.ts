@@ -18,6 +18,9 @@ import { Slot, type TimerId } from "./scheduler.ts";
 /** The child entry module. */
 export const SANDBOX_PROCESS_URL: URL = new URL("../../workers/sandbox_process.ts", import.meta.url);
 
+/** The period over which a throttled child runs its duty and is stopped for the rest (ms). */
+export const DUTY_PERIOD_MS = 10;
+
 /** How a child process ended. */
 export interface ChildExit {
   /** Exit code (128 + signal number when a signal ended it). */
@@ -79,6 +82,10 @@ export class ProcessSandbox extends Slot {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #hooks: ProcessHooks;
   #killed = false;
+  // CPU duty cycling (setDuty).
+  #stopped = false;
+  #dutyTimer: ReturnType<typeof setInterval> | undefined;
+  #stopTimer: ReturnType<typeof setTimeout> | undefined;
   #stderrTail = "";
   #readyTimer: TimerId | undefined;
   #settleReady: ((error?: Error) => void) | undefined;
@@ -241,8 +248,41 @@ export class ProcessSandbox extends Slot {
     });
   }
 
+  /**
+   * Holds the child's run to `perMille` of a CPU (0: no limit). A child computing reads nothing, so
+   * the host stops it (SIGSTOP) for the rest of each {@link DUTY_PERIOD_MS} and continues it
+   * (SIGCONT); its clock runs meanwhile, so its own deadline still ends it on time.
+   */
+  setDuty(perMille: number): void {
+    clearInterval(this.#dutyTimer);
+    clearTimeout(this.#stopTimer);
+    this.#dutyTimer = this.#stopTimer = undefined;
+    this.#signal("SIGCONT");
+    if (perMille <= 0 || perMille >= 1000 || this.#killed) return;
+    const on = Math.max(1, Math.round((DUTY_PERIOD_MS * perMille) / 1000));
+    const cycle = () => {
+      this.#signal("SIGCONT");
+      this.#stopTimer = setTimeout(() => this.#signal("SIGSTOP"), on);
+    };
+    this.#dutyTimer = setInterval(cycle, DUTY_PERIOD_MS);
+    cycle();
+  }
+
+  #signal(sig: "SIGSTOP" | "SIGCONT"): void {
+    if (sig === "SIGCONT" && !this.#stopped) return;
+    if (this.#killed || this.gone) return;
+    try {
+      this.#child.kill(sig);
+      this.#stopped = sig === "SIGSTOP";
+    } catch {
+      // Already exited.
+    }
+  }
+
   /** Ends the child with SIGKILL. Idempotent; resolves once it has exited and its pipes are closed. */
   kill(): Promise<void> {
+    clearInterval(this.#dutyTimer);
+    clearTimeout(this.#stopTimer);
     if (!this.#killed) {
       this.#killed = true;
       this.#settleReady?.(new Error("sandbox process was stopped before it was ready"));

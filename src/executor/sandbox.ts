@@ -29,6 +29,10 @@ export interface SandboxHooks {
 export class Sandbox extends Slot {
   /** The shared buffer for native-call replies and interrupts. */
   readonly channel: SharedChannel;
+  /** Holds the worker's run to `perMille` of a CPU (0: no limit): it naps between slices of work. */
+  setDuty(perMille: number): void {
+    this.channel.setDuty(perMille);
+  }
   /** Resolves once the worker loaded its modules, received the shared buffer and warmed up. */
   readonly ready: Promise<void>;
   /** The catalog the worker has cached (-1: none). */

@@ -17,6 +17,16 @@ import { connectClient } from "../mcp/http_helpers.ts";
 const ONE_CALL = 'def main():\n    return records.lookup(key="a", limit=2)\n';
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url);
 
+/** A sandbox process outside any pool, whose frames nobody reads. */
+function bareSandbox(): ProcessSandbox {
+  return new ProcessSandbox({
+    moduleUrl: SANDBOX_PROCESS_URL,
+    heapMiB: 128,
+    warmUpMs: 0,
+    readyTimeoutMs: 30_000,
+  }, { onFrame() {}, onViolation() {}, onExit() {}, maxPayloadBytes: () => 1024 });
+}
+
 function isCode(e: unknown, code: string): boolean {
   return e instanceof CodeModeError && e.code === code;
 }
@@ -53,12 +63,7 @@ Deno.test("process: runs a program with native calls and keeps int vs float", as
 });
 
 Deno.test("process: the child has no read, write, net, env, run, ffi or sys permission", async () => {
-  const sb = new ProcessSandbox({
-    moduleUrl: SANDBOX_PROCESS_URL,
-    heapMiB: 128,
-    warmUpMs: 0,
-    readyTimeoutMs: 30_000,
-  }, { onFrame() {}, onViolation() {}, onExit() {}, maxPayloadBytes: () => 1024 });
+  const sb = bareSandbox();
   try {
     await sb.ready;
     const report = await sb.selfCheck(slack(5_000));
@@ -466,4 +471,33 @@ Deno.test("process: `deno task serve` runs programs in the process pool when it 
   } finally {
     assert.equal(await cli.stop(), 0);
   }
+});
+
+Deno.test({
+  name: "process: a throttled child is stopped for the rest of each period and continued for its duty",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const sb = bareSandbox();
+    // The state letter of /proc/<pid>/stat: T while stopped.
+    const state = () => Deno.readTextFileSync(`/proc/${sb.pid}/stat`).replace(/^.*\) /s, "")[0];
+    try {
+      await sb.ready;
+      sb.setDuty(100); // 1 ms on, 9 ms stopped
+      let stopped = 0, samples = 0;
+      const end = performance.now() + 300;
+      while (performance.now() < end) {
+        await sleep(3);
+        samples++;
+        if (state() === "T") stopped++;
+      }
+      assert.ok(stopped >= samples / 2, `stopped in ${stopped} of ${samples} samples`);
+      sb.setDuty(0);
+      await sleep(20);
+      assert.notEqual(state(), "T", "continued for good once unthrottled");
+      // It still answers: the self-check runs in the continued child.
+      await sb.selfCheck(slack(5_000));
+    } finally {
+      await sb.kill();
+    }
+  },
 });
