@@ -185,3 +185,65 @@ Deno.test("json fast: short string literals (one pass) decode as long ones (vali
     assert.equal(long, short.startsWith("ok:") ? "ok:" + pad + short.slice(3) : short, JSON.stringify(body));
   }
 });
+
+Deno.test("json fast: compact dicts are written as their hash-table form is, and charged the same", () => {
+  const records = (n: number, asMap: boolean): List =>
+    new List(Array.from({ length: n }, (_, i) => {
+      const r = D(["name", `r${i}`], ["id", i], ["tags", new List(["x"])], [
+        "meta",
+        D(["z", null], ["a", i % 2 === 0]),
+      ]);
+      const one = D(["only", i]);
+      const none = new Dict();
+      if (asMap) { for (const d of [r, one, none, r.get("meta") as Dict]) void d.map; }
+      return new List([r, one, none]);
+    }));
+  for (const n of [1, 50]) {
+    const t1 = new Thread(), t2 = new Thread();
+    const a = encodeJSON(t1, records(n, false)), b = encodeJSON(t2, records(n, true));
+    assert.equal(a, b);
+    assert.ok(
+      a.startsWith('[[{"id":0,"meta":{"a":true,"z":null},"name":"r0","tags":["x"]},{"only":0},{}]'),
+      a,
+    );
+    assert.equal(t1.steps, t2.steps, `n=${n}`);
+  }
+  // Over many batches the pieces are the same; only where batches end may differ by a piece.
+  const t1 = new Thread(), t2 = new Thread();
+  assert.equal(encodeJSON(t1, records(3000, false)), encodeJSON(t2, records(3000, true)));
+  assert.ok(Math.abs(t1.steps - t2.steps) <= 50, `${t1.steps} vs ${t2.steps}`);
+  // Key errors and error paths, from the compact form.
+  assert.throws(() => encodeJSON(new Thread(), D([1, 2])), /dict has int key, want string/);
+  assert.throws(() => encodeJSON(new Thread(), D(["a", 1], [2, 2])), /dict has int key, want string/);
+  assert.throws(
+    () => encodeJSON(new Thread(), D(["b", 1], ["a", D(["x", new List([1, json.members.get("decode")!])])])),
+    (e: unknown) =>
+      e instanceof EvalError &&
+      e.message ===
+        'json.encode: in dict key "a": in dict key "x": at list index 1: cannot encode builtin_function_or_method as JSON',
+  );
+});
+
+Deno.test("json fast: a dict changed by host code while it is written is written as it was", () => {
+  const outer = D(["c", 3], ["b", 2]);
+  let calls = 0;
+  const host = {
+    typeName: "hostiter",
+    starlarkIterate: () => ({
+      next: (): Value | undefined => {
+        calls++;
+        // Sorted, "a" (this value) comes first: the rest of the dict is read after these changes.
+        outer.deleteUnchecked("c");
+        outer.setUnchecked("b", 20);
+        outer.setUnchecked("d", 4);
+        return calls === 1 ? 1 : undefined;
+      },
+      done: () => {},
+    }),
+  } as unknown as Value;
+  outer.setUnchecked("a", host);
+  const inner = D(["y", outer], ["x", 0]);
+  assert.equal(encodeJSON(new Thread(), new List([inner])), '[{"x":0,"y":{"a":[1],"b":2,"c":3}}]');
+  assert.equal(calls, 2);
+  assert.equal(outer.size, 3);
+});

@@ -363,6 +363,15 @@ export class Dict extends StarObject implements Mutable {
     }
     return out;
   }
+  /**
+   * @internal The compact form's `[hashKey, key, value]` triples in insertion order, or null once the
+   * dict is a hash table. Read-only for callers, and only valid until the dict is next modified: a
+   * reader that may run code between two reads must copy it first. It lets a hot reader (json.encode)
+   * walk a record without the two arrays of {@link keys} and {@link valueList}.
+   */
+  compactTriples(): readonly unknown[] | null {
+    return this.#small;
+  }
   /** Calls `fn` with each key and value in insertion order; `fn` must not modify the dict. */
   forEach(fn: (key: Value, value: Value) => void): void {
     const s = this.#small;
