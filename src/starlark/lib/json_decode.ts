@@ -362,6 +362,13 @@ export class Decoder {
       for (let k = d; k < j; k++) x = x * 10 + (s.charCodeAt(k) - 0x30);
       return d > start && x !== 0 ? -x : x; // "-0" is the int 0
     }
+    if (isFloat) {
+      const x = simpleDecimal(s, start, j);
+      if (x === x) {
+        this.alloc(VALUE_BYTES);
+        return new Float(x);
+      }
+    }
     const num = s.slice(start, j);
     if (isFloat) {
       chargeBigDigits(this.thread, num.length);
@@ -376,6 +383,39 @@ export class Decoder {
     const v = parseDecimal(neg ? num.slice(1) : num, this.thread);
     return normInt(neg ? -v : v);
   }
+}
+
+/** Exact powers of ten as doubles (10^22 is the largest). */
+const POW10: readonly number[] = Array.from({ length: 23 }, (_, k) => Number("1e" + k));
+
+/**
+ * The value of `s[start:end]` when it is a plain decimal `-?D+.D+` whose digits, read as one integer,
+ * are below 2^53, with at most 22 after the point; NaN otherwise (the caller parses it in full). The
+ * integer and 10^k are then exact doubles, and one IEEE division rounds their quotient correctly: the
+ * result is `Number` of the text, without the text, the syntax check or the general conversion.
+ */
+function simpleDecimal(s: string, start: number, end: number): number {
+  let k = start;
+  const neg = s.charCodeAt(k) === 0x2d;
+  if (neg) k++;
+  let m = 0;
+  const intStart = k;
+  for (; k < end; k++) {
+    const c = s.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) break;
+    m = m * 10 + (c - 0x30);
+  }
+  if (k === intStart || k >= end || s.charCodeAt(k) !== 0x2e) return NaN;
+  const fracStart = ++k;
+  for (; k < end; k++) {
+    const c = s.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) return NaN;
+    m = m * 10 + (c - 0x30);
+  }
+  const f = k - fracStart;
+  if (f === 0 || f > 22 || !(m <= Number.MAX_SAFE_INTEGER)) return NaN;
+  const x = m / POW10[f];
+  return neg ? -x : x;
 }
 
 /** Whether `k` matches {@link PLAIN_KEY_RE}; short keys by a loop, cheaper than a regex call. */

@@ -4,7 +4,17 @@
  * charging of both directions.
  */
 import assert from "node:assert/strict";
-import { type Builtin, Dict, EvalError, List, repr, Thread, Tuple, type Value } from "../values/mod.ts";
+import {
+  type Builtin,
+  Dict,
+  EvalError,
+  Float,
+  List,
+  repr,
+  Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
 import { encodeJSON, json } from "./json.ts";
 import { seededRandom } from "../seeded_random_test.ts";
 
@@ -246,4 +256,30 @@ Deno.test("json fast: a dict changed by host code while it is written is written
   assert.equal(encodeJSON(new Thread(), new List([inner])), '[{"x":0,"y":{"a":[1],"b":2,"c":3}}]');
   assert.equal(calls, 2);
   assert.equal(outer.size, 3);
+});
+
+Deno.test("json fast: plain decimals decode to the double Number gives, at every length", () => {
+  const next = seededRandom(12);
+  const rand = (n: number): number => Math.floor(next() * n);
+  const digits = (n: number): string => Array.from({ length: n }, () => String(rand(10))).join("");
+  const texts = [
+    "0.0",
+    "-0.0",
+    "0.1",
+    "0.30000000000000004",
+    "9007199254740.991",
+    "9007199254740.993",
+    "1.7976931348623157",
+  ];
+  for (let i = 0; i < 20000; i++) {
+    const intPart = rand(4) === 0 ? "0" : String(1 + rand(9)) + digits(rand(12));
+    const frac = rand(8) === 0 ? "0".repeat(rand(6)) + digits(1 + rand(3)) : digits(1 + rand(24));
+    texts.push((rand(3) === 0 ? "-" : "") + intPart + "." + frac);
+  }
+  for (const text of texts) {
+    const v = decode(`[${text}]`) as List;
+    const f = v.elems[0] as Float;
+    assert.ok(f instanceof Float, text);
+    assert.ok(Object.is(f.value, Number(text)), `${text}: ${f.value} vs ${Number(text)}`);
+  }
 });
