@@ -17,7 +17,7 @@ import {
   type Value,
 } from "../values/mod.ts";
 import { JSONSyntaxError, quoteByte } from "./json_scan.ts";
-import { unquoteJSONString } from "./json_strings.ts";
+import { FAST_UNQUOTE_MAX, unquoteJSONString, unquoteSpan } from "./json_strings.ts";
 
 /** Bytes charged when an array or object opens: its entries on the parser's frame arrays. */
 const OPEN_FRAME_BYTES = 32;
@@ -330,6 +330,10 @@ export class Decoder {
     this.i = j;
     this.alloc(VALUE_BYTES + j - start);
     if (safe) return s.slice(start + 1, j - 1);
+    if (j - start <= FAST_UNQUOTE_MAX) {
+      const fast = unquoteSpan(s, start, j);
+      if (fast !== undefined) return fast;
+    }
     try {
       return unquoteJSONString(s.slice(start, j), this.thread);
     } catch (e) {
