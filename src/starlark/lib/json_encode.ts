@@ -195,7 +195,26 @@ class Encoder {
   /** Entries of {@link live} below this index are copies already. */
   private detached = 0;
 
-  constructor(private readonly thread: Thread, private readonly fn: string) {}
+  constructor(private thread: Thread, private fn: string) {}
+
+  /** Makes an encoder that has written a value successfully ready for another call. */
+  reuse(thread: Thread, fn: string): void {
+    this.thread = thread;
+    this.fn = fn;
+  }
+
+  /**
+   * Drops what a successful call leaves referenced (the output, its pieces, the thread) and its per-call
+   * state, so that a spare encoder keeps nothing alive and charges the next call as a new one would.
+   */
+  release(): void {
+    this.chunks.length = 0;
+    this.parts.fill("");
+    this.size = 0;
+    this.shapes.length = 0;
+    this.deepPath = undefined;
+    this.thread = undefined as unknown as Thread;
+  }
 
   private add(s: string): void {
     this.parts[this.np++] = s;
@@ -571,6 +590,9 @@ class Encoder {
   }
 }
 
+/** An encoder that has finished a call, for the next one (encoding many small values makes many). */
+let spareEncoder: Encoder | undefined;
+
 function attribute(thread: Thread, obj: StarObject, name: string): Value {
   try {
     return getAttr(thread, obj, name);
@@ -587,10 +609,19 @@ function attribute(thread: Thread, obj: StarObject, name: string): Value {
  * message starts with `fn: ` (the reference prefixes the builtin's name).
  */
 export function encodeJSON(thread: Thread, x: Value, fn = "json.encode"): string {
-  const enc = new Encoder(thread, fn);
+  let enc = spareEncoder;
+  if (enc === undefined) enc = new Encoder(thread, fn);
+  else {
+    // Taken while in use: host code run by this call may encode too, with an encoder of its own.
+    spareEncoder = undefined;
+    enc.reuse(thread, fn);
+  }
   try {
     enc.write(x, 0);
-    return enc.text();
+    const text = enc.text();
+    enc.release();
+    spareEncoder = enc;
+    return text;
   } catch (e) {
     if (e instanceof EncodeError) throw new EvalError(`${fn}: ${e.prefix}${e.message}`);
     throw e;

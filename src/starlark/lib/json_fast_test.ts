@@ -283,3 +283,28 @@ Deno.test("json fast: plain decimals decode to the double Number gives, at every
     assert.ok(Object.is(f.value, Number(text)), `${text}: ${f.value} vs ${Number(text)}`);
   }
 });
+
+Deno.test("json fast: reused encoders and decoders charge each call as a fresh one, after failures too", () => {
+  const value = new List([D(["b", 1.5], ["a", new List(["x", 2])]), D(["b", 2.5], ["a", new List([])])]);
+  const steps: number[] = [];
+  const texts: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = new Thread();
+    texts.push(encodeJSON(t, value));
+    steps.push(t.steps);
+    // A failing call in between leaves nothing behind for the next.
+    assert.throws(() => encodeJSON(new Thread(), D(["k", new List([1, D([2, 3])])])), /dict has int key/);
+    assert.throws(() => decode('[{"a": [1, 2}]'), /got '}', want ',' or ']'/);
+  }
+  assert.deepEqual(texts, Array(3).fill('[{"a":["x",2],"b":1.5},{"a":[],"b":2.5}]'));
+  assert.equal(new Set(steps).size, 1, String(steps));
+  const decoded: string[] = [];
+  const dsteps: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = new Thread();
+    decoded.push(repr(decode(texts[0], t)));
+    dsteps.push(t.steps);
+  }
+  assert.deepEqual(decoded, Array(3).fill('[{"a": ["x", 2], "b": 1.5}, {"a": [], "b": 2.5}]'));
+  assert.equal(new Set(dsteps).size, 1, String(dsteps));
+});
