@@ -87,7 +87,9 @@ function isPlain(s: string): boolean {
 function quoteJSON(s: string, thread?: Thread): string {
   if (isPlain(s)) return '"' + s + '"';
   if (!ASCII_PRINT_RE.test(s)) return marshalJSONString(s, thread);
-  // Printable ASCII per the reference's test, which admits DEL, that strconv.Quote then escapes.
+  // Printable ASCII per the reference's test, which admits DEL, that strconv.Quote then escapes. Without
+  // DEL (nearly always), a replacement pattern rather than a function: no JS call per quote or backslash.
+  if (!s.includes("\x7f")) return '"' + s.replace(/["\\]/g, "\\$&") + '"';
   return '"' + s.replace(/["\\\x7f]/g, (c) => (c === "\x7f" ? "\\x7f" : "\\" + c)) + '"';
 }
 
