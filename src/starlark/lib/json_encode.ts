@@ -35,6 +35,14 @@ import {
 } from "../values/mod.ts";
 import { attrNames, getAttr } from "../methods/mod.ts";
 import { marshalJSONString } from "./json_strings.ts";
+import {
+  findShape,
+  findTripleShape,
+  remember,
+  type Shape,
+  sharedShapes,
+  sortedShape,
+} from "./json_shapes.ts";
 
 /** Hard cap on the size of one result string, whatever the memory budget (JS strings have a size limit). */
 export const MAX_OUTPUT_BYTES: number = 1 << 28;
@@ -44,8 +52,6 @@ const OUTPUT_BYTES_PER_STEP = 32;
 /** Steps per output piece (a value or punctuation: formatting it and storing it). */
 const STEPS_PER_PIECE = 2;
 /** Pieces joined into one chunk at a time. */
-/** How many recent dict shapes keep their sorted key order. */
-const SHAPE_CACHE = 4;
 const BATCH = 4096;
 /**
  * Characters of long strings pending before a flush: long strings are flushed (and so charged) within
@@ -121,51 +127,6 @@ const KEY_CACHE_SIZE = 4096;
  * their keys repeat from call to call. A pure function of the key, bounded, and never evicted.
  */
 const keyCache = new Map<string, string>();
-
-/** A dict's keys in insertion order and the sorted order of their positions. */
-interface Shape {
-  keys: string[];
-  order: number[];
-  /**
-   * What precedes each value, in sorted order: `{"k":` for the first, `,"k":` for the others (made on
-   * first use). Each text is two of the cost model's pieces, and is charged as two.
-   */
-  texts?: string[];
-}
-
-/** Recently sorted shapes shared by all calls (the per-call list decides what is charged). */
-const sharedShapes: Shape[] = [];
-
-/** A cached shape with exactly these keys in this order, if any. */
-function findShape(shapes: readonly Shape[], ks: readonly string[]): Shape | undefined {
-  const n = ks.length;
-  for (const shape of shapes) {
-    const sk = shape.keys;
-    if (sk.length !== n) continue;
-    let i = 0;
-    while (i < n && sk[i] === ks[i]) i++;
-    if (i === n) return shape;
-  }
-  return undefined;
-}
-
-/** {@link findShape} for the keys of a compact dict's `[hashKey, key, value]` triples. */
-function findTripleShape(shapes: readonly Shape[], s: readonly unknown[], n: number): Shape | undefined {
-  for (const shape of shapes) {
-    const sk = shape.keys;
-    if (sk.length !== n) continue;
-    let i = 0;
-    while (i < n && sk[i] === s[3 * i + 1]) i++;
-    if (i === n) return shape;
-  }
-  return undefined;
-}
-
-/** Adds a shape to a bounded cache, dropping the oldest. */
-function remember(shapes: Shape[], shape: Shape): void {
-  if (shapes.length >= SHAPE_CACHE) shapes.shift();
-  shapes.push(shape);
-}
 
 /** One call's encoding state. */
 class Encoder {
@@ -360,14 +321,7 @@ class Encoder {
     // Charged once per call and shape whether or not another call already sorted it, so that step
     // counts do not depend on what ran before in the process.
     this.thread.charge(Math.ceil((n * Math.log2(n)) / 2));
-    let shape = findShape(sharedShapes, ks);
-    if (shape === undefined) {
-      const o: number[] = [];
-      for (let j = 0; j < n; j++) o.push(j);
-      o.sort((a, b) => (ks[a] < ks[b] ? -1 : ks[a] > ks[b] ? 1 : 0));
-      shape = { keys: ks.slice(), order: o };
-      remember(sharedShapes, shape);
-    }
+    const shape = findShape(sharedShapes, ks) ?? sortedShape(ks);
     remember(this.shapes, shape);
     return shape;
   }
@@ -401,13 +355,20 @@ class Encoder {
     }
     let shape = findTripleShape(this.shapes, s, n);
     if (shape === undefined) {
-      const ks: string[] = new Array(n);
-      for (let i = 0; i < n; i++) {
-        const k = s[3 * i + 1];
+      for (let i = 1; i < s.length; i += 3) {
+        const k = s[i];
         if (typeof k !== "string") throw new EncodeError(`dict has ${typeName(k as Value)} key, want string`);
-        ks[i] = k;
       }
-      shape = this.newShape(ks);
+      // As newShape, without an array of the keys when another call has met the shape (the usual case
+      // for small records encoded one call each).
+      this.thread.charge(Math.ceil((n * Math.log2(n)) / 2));
+      shape = findTripleShape(sharedShapes, s, n);
+      if (shape === undefined) {
+        const ks: string[] = new Array(n);
+        for (let i = 0; i < n; i++) ks[i] = s[3 * i + 1] as string;
+        shape = sortedShape(ks);
+      }
+      remember(this.shapes, shape);
     }
     const texts = this.textsOf(shape);
     const order = shape.order;
