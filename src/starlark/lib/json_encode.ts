@@ -7,8 +7,12 @@
  * - Output pieces are collected in an array and joined in batches (no per-piece string concatenation);
  *   each batch is charged to the budgets when it is joined, which also polls the interrupt hook.
  * - Strings that need no escaping (one native regex test) are written as they are; dict keys are quoted
- *   once (a bounded cache shared by calls); dicts with the same keys in the same insertion order as the previous dict (records)
- *   reuse its sorted order instead of sorting again.
+ *   once (a bounded cache shared by calls); dicts with the same keys in the same insertion order as a
+ *   recent dict (records) reuse its sorted order instead of sorting again (json_shapes.ts).
+ * - Compact dicts are read from their triples in place, each key written with the comma or brace before
+ *   it as one piece (charged as the two pieces it stands for).
+ * - One spare encoder is reused from call to call: many small values encoded one call each allocate
+ *   no per-call state.
  *
  * @module
  */
