@@ -397,8 +397,10 @@ export class Dict extends StarObject implements Mutable {
     this.#small = null;
     this.#map = m;
   }
-  // A TS-private method, not a `#` one: a class with `#` methods gives every instance a brand slot (8
-  // bytes more per dict, of 56).
+  /**
+   * Switches to the hash table form for good. A TS-private method, not a `#` one: a class with `#`
+   * methods gives every instance a brand slot (8 bytes more per dict, of 56).
+   */
   private toMapForm(): Map<unknown, DictEntry> {
     const m = new Map<unknown, DictEntry>();
     const s = this.#small!;
