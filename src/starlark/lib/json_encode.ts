@@ -382,7 +382,14 @@ class Encoder {
     for (let i = 0; i < n; i++) {
       const p = order[i];
       this.addPair(texts[i]);
-      this.writeValue(live[at][3 * p + 2] as Value, shape.keys[p], depth);
+      const v = live[at][3 * p + 2] as Value;
+      // Scalars (most values) without a call to write: calls cost most before the code is optimized.
+      try {
+        if (!this.scalar(v)) this.container(v, depth + 1);
+      } catch (err) {
+        if (err instanceof EncodeError) err.prefix = `in dict key ${quote(shape.keys[p])}: ` + err.prefix;
+        throw err;
+      }
     }
     live.pop();
     if (this.detached > at) this.detached = at;
@@ -402,7 +409,11 @@ class Encoder {
 
   /** Writes `v`, recursively while the nesting is shallow. */
   write(v: Value, depth: number): void {
-    if (this.scalar(v)) return;
+    if (!this.scalar(v)) this.container(v, depth);
+  }
+
+  /** Writes `v`, which is not a scalar, recursively while the nesting is shallow. */
+  private container(v: Value, depth: number): void {
     if (depth >= MAX_RECURSION) {
       this.writeDeep(v);
       return;
@@ -453,8 +464,9 @@ class Encoder {
     this.add("[");
     for (let i = 0; i < elems.length; i++) {
       if (i > 0) this.add(",");
+      const v = elems[i];
       try {
-        this.write(elems[i], depth + 1);
+        if (!this.scalar(v)) this.container(v, depth + 1);
       } catch (err) {
         if (err instanceof EncodeError) err.prefix = `at ${type} index ${i}: ` + err.prefix;
         throw err;

@@ -308,3 +308,41 @@ Deno.test("json fast: reused encoders and decoders charge each call as a fresh o
   assert.deepEqual(decoded, Array(3).fill('[{"a": ["x", 2], "b": 1.5}, {"a": [], "b": 2.5}]'));
   assert.equal(new Set(dsteps).size, 1, String(dsteps));
 });
+
+Deno.test("json fast: short valid UTF-8 strings are escaped as the byte-by-byte path escapes them", () => {
+  const pieces = [
+    "a",
+    "Z ",
+    '"',
+    "\\",
+    "<>&",
+    "\t\n\r\b\f",
+    "\x00",
+    "\x1f",
+    "\x7f",
+    "\xc3\xa9",
+    "\xe4\xb8\xad",
+    "\xf0\x9f\x98\x80",
+    "\xe2\x80\xa8",
+    "\xe2\x80\xa9",
+    "\xff",
+    "\x80",
+    "\xc3",
+    "\xc0\xaf",
+    "\xed\xa0\x80",
+    "\xf4\x90\x80\x80",
+    "\xe0\x80\xaf",
+    "\xe4\xb8",
+    "\xf0\x9f\x98",
+    "\xf5\x80\x80\x80",
+  ];
+  const next = seededRandom(21);
+  const pad = "p".repeat(5000); // past the regex path's length limit: the byte-by-byte path
+  for (let i = 0; i < 4000; i++) {
+    let s = "";
+    for (let k = Math.floor(next() * 6); k >= 0; k--) s += pieces[Math.floor(next() * pieces.length)];
+    const short = encodeJSON(new Thread(), new List([s]));
+    const long = encodeJSON(new Thread(), new List([pad + s]));
+    assert.equal(long, '["' + pad + short.slice(2), JSON.stringify(s));
+  }
+});

@@ -230,12 +230,48 @@ for (let c = 0; c < 0x80; c++) {
   HTML_SAFE.push(c >= 0x20 && c !== 0x22 && c !== 0x5c && c !== 0x3c && c !== 0x3e && c !== 0x26);
 }
 
+/** The escape of each byte below 0x80 that is not {@link HTML_SAFE}, as `json.Marshal` writes it. */
+const ASCII_ESCAPES: string[] = [];
+{
+  const short: Record<number, string> = {
+    0x22: '\\"',
+    0x5c: "\\\\",
+    8: "\\b",
+    12: "\\f",
+    10: "\\n",
+    13: "\\r",
+    9: "\\t",
+  };
+  for (let c = 0; c < 0x80; c++) {
+    ASCII_ESCAPES.push(HTML_SAFE[c] ? "" : short[c] ?? "\\u00" + HEX[c >> 4] + HEX[c & 15]);
+  }
+}
+
+// Well-formed UTF-8 as Go decodes it (no overlong forms, no surrogates, nothing above U+10FFFF).
+const VALID_UTF8_RE =
+  // deno-lint-ignore no-control-regex
+  /^(?:[\x00-\x7f]|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2})*$/;
+// The bytes json.Marshal escapes below 0x80 (the complement of HTML_SAFE there).
+// deno-lint-ignore no-control-regex
+const ASCII_UNSAFE_RE = /[\x00-\x1f"\\<>&]/g;
+
+/** Strings up to this long are escaped by native regular expressions when they are valid UTF-8. */
+const REGEX_MARSHAL_MAX = 4096;
+
 /**
  * Go's `json.Marshal` of a string (binary string in, binary string out): `"` and `\` escaped,
  * `\b \f \n \r \t`, other control characters and `< > &` as `\u00XX`, U+2028/U+2029 as `\u2028`/`\u2029`,
  * each invalid UTF-8 byte as `\ufffd`; everything else verbatim.
  */
 export function marshalJSONString(s: string, thread?: Thread): string {
+  if (
+    s.length <= REGEX_MARSHAL_MAX && VALID_UTF8_RE.test(s) && !s.includes("\xe2\x80\xa8") &&
+    !s.includes("\xe2\x80\xa9")
+  ) {
+    // Only ASCII bytes change then: one native scan (and a call per escaped byte), where the loop below
+    // runs byte by byte, slowly until it is optimized.
+    return '"' + s.replace(ASCII_UNSAFE_RE, (c) => ASCII_ESCAPES[c.charCodeAt(0)]) + '"';
+  }
   const out = new TextBuilder(thread);
   out.add('"');
   let start = 0;
