@@ -61,6 +61,25 @@ for (const [name, gen] of Object.entries(SHAPES)) {
   });
 }
 
+Deno.test("sortByKeys of strings that are their own keys: the naive order, and the ranked path's charges", () => {
+  for (let seed = 1; seed <= 30; seed++) {
+    const r = seededRandom(100 + seed);
+    const n = 2 + Math.floor(r() * 300);
+    const long = seed % 3 === 0; // some strings of 64 bytes or more: the ranked path, which charges them
+    const values: Value[] = [];
+    for (let i = 0; i < n; i++) values.push((long && r() < 0.2 ? "q".repeat(64) : "") + str(r));
+    for (const reverse of [false, true]) {
+      const th = new Thread();
+      const got = sortByKeys(th, values, values, reverse);
+      assert.deepEqual(got, naive(values, values, reverse), `seed ${seed}, reverse ${reverse}`);
+      // The same keys as a copy (a key function's results) go the ranked way: the same steps.
+      const ranked = new Thread();
+      assert.deepEqual(sortByKeys(ranked, values, values.slice(), reverse), got);
+      assert.equal(th.steps, ranked.steps);
+    }
+  }
+});
+
 Deno.test("sortByKeys falls back to comparisons for mixed keys that never meet", () => {
   // (1, "a") and (2, 3) are ordered by their first elements; the strings and ints are never compared.
   const keys: Value[] = [new Tuple([2, 3]), new Tuple([1, "a"]), new Tuple([1])];

@@ -37,7 +37,7 @@ import {
   unpackPositional,
   type Value,
 } from "../values/mod.ts";
-import { DecodeFailure, Decoder } from "./json_decode.ts";
+import { DecodeFailure, decodeJSON } from "./json_decode.ts";
 import { encodeJSON, MAX_OUTPUT_BYTES } from "./json_encode.ts";
 import { indentJSON, JSONSyntaxError } from "./json_scan.ts";
 
@@ -50,6 +50,8 @@ export { encodeJSON, MAX_OUTPUT_BYTES };
 // Builtins
 
 function encodeFn(thread: Thread, args: Value[], kwargs: Kwargs): Value {
+  // The usual call, json.encode(x), without the general unpacking.
+  if (args.length === 1 && kwargs.length === 0) return encodeJSON(thread, args[0], "json.encode");
   const [x] = unpackPositional("json.encode", args, kwargs, 1, anyArg);
   return encodeJSON(thread, x as Value, "json.encode");
 }
@@ -67,7 +69,7 @@ function decodeFn(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const text = s as string;
   thread.charge(1 + Math.floor(text.length / BYTES_PER_STEP));
   try {
-    return new Decoder(thread, text).decode();
+    return decodeJSON(thread, text);
   } catch (e) {
     if (e instanceof DecodeFailure) {
       if (dflt !== undefined) return dflt;

@@ -17,7 +17,7 @@ import {
   type Value,
 } from "../values/mod.ts";
 import { JSONSyntaxError, quoteByte } from "./json_scan.ts";
-import { unquoteJSONString } from "./json_strings.ts";
+import { FAST_UNQUOTE_MAX, unquoteJSONString, unquoteSpan } from "./json_strings.ts";
 
 /** Bytes charged when an array or object opens: its entries on the parser's frame arrays. */
 const OPEN_FRAME_BYTES = 32;
@@ -72,13 +72,35 @@ const RECENT_KEY_LENGTH = 64;
 // Object keys that are their own JSON text (see Decoder.parseKey).
 const PLAIN_KEY_RE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
+/** Longest stacks a spare decoder keeps (see {@link Decoder.release}). */
+const SPARE_STACK = 4096;
+
+/** A decoder that has finished, for the next document (decoding many small documents makes many). */
+let spareDecoder: Decoder | undefined;
+
+/**
+ * Decodes the document `s` like {@link Decoder.decode}, on the spare decoder when there is one. A
+ * decoder that fails is dropped with whatever it holds.
+ */
+export function decodeJSON(thread: Thread, s: string): Value {
+  let d = spareDecoder;
+  if (d === undefined) d = new Decoder(thread, s);
+  else {
+    spareDecoder = undefined;
+    d.reuse(thread, s);
+  }
+  const v = d.decode();
+  if (d.release()) spareDecoder = d;
+  return v;
+}
+
 /**
  * Parses a JSON document exactly like the reference's `json.decode`, iteratively (the reference recurses).
  * Failures carry the reference's message and offset.
  */
 export class Decoder {
   private i = 0;
-  private readonly n: number;
+  private n: number;
   private pending = 0;
   /** Values parsed and not yet charged. */
   private values = 0;
@@ -86,10 +108,43 @@ export class Decoder {
   private readonly prevKeys = RECENT_KEYS;
   /** Per nesting level: the position of the next key in the object being parsed. */
   private readonly keyPos: number[] = [];
+  // The parser's stacks (see decode), kept with the decoder so that a reused one does not grow them anew.
+  private readonly elems: Value[] = [];
+  private readonly starts: number[] = [];
+  private readonly objs: boolean[] = [];
+  private readonly dicts: (Dict | null)[] = [];
+  private readonly kv: unknown[] = [];
+  private readonly keys: (string | undefined)[] = [];
 
   /** A decoder of the document `s` (a binary string), charging `thread`. */
-  constructor(private readonly thread: Thread, private readonly s: string) {
+  constructor(private thread: Thread, private s: string) {
     this.n = s.length;
+  }
+
+  /** Makes a decoder that has decoded a document successfully ready for the document `s`. */
+  reuse(thread: Thread, s: string): void {
+    this.thread = thread;
+    this.s = s;
+    this.n = s.length;
+    this.i = 0;
+    this.pending = 0;
+    this.values = 0;
+  }
+
+  /**
+   * Drops what a successful decode leaves referenced (the text, the thread, the values still on the
+   * stacks' unused slots), so that a spare decoder keeps nothing alive; false when the stacks grew too
+   * big to be worth keeping.
+   */
+  release(): boolean {
+    this.s = "";
+    this.thread = undefined as unknown as Thread;
+    const { elems, kv, keys, dicts } = this;
+    if (elems.length > SPARE_STACK || kv.length > SPARE_STACK || keys.length > SPARE_STACK) return false;
+    elems.fill(null);
+    kv.fill(null);
+    dicts.fill(null);
+    return true;
   }
 
   /** Throws a {@link DecodeFailure} at the current offset. */
@@ -139,15 +194,12 @@ export class Decoder {
     // elements start on the shared `elems` stack (they are copied into an exact-size array when it
     // closes); for a dict, the dict and the key whose value is being parsed (undefined while the key
     // itself is being parsed).
-    const elems: Value[] = [];
-    const starts: number[] = [];
+    const { elems, starts, objs, dicts, kv, keys } = this;
+    let elemTop = 0; // elems[0..elemTop) are in use: the array is not shrunk, so it does not grow again
     // Per level: whether it is an object; for an object, its dict once it has one (null while its
     // entries are still [key, key, value] triples on `kv`, from starts[level]: a small object becomes
     // a dict only when it closes, with an exact-size entry array and no growth on the way).
-    const objs: boolean[] = [];
-    const dicts: (Dict | null)[] = [];
-    const kv: unknown[] = [];
-    const keys: (string | undefined)[] = [];
+    let kvTop = 0; // kv[0..kvTop) are in use, as for elems
     let depth = 0;
     for (;;) {
       // Parse one value starting at i; containers push a frame and loop back for their first child.
@@ -183,7 +235,7 @@ export class Decoder {
             break;
           }
           objs[depth] = b === 0x7b;
-          starts[depth] = b === 0x5b ? elems.length : kv.length;
+          starts[depth] = b === 0x5b ? elemTop : kvTop;
           dicts[depth] = null;
           keys[depth] = undefined;
           this.keyPos[depth] = 0;
@@ -207,7 +259,7 @@ export class Decoder {
         }
         const top = depth - 1;
         if (!objs[top]) {
-          elems.push(v);
+          elems[elemTop++] = v;
           const c = this.next();
           if (c === 0x2c) {
             this.i++;
@@ -217,8 +269,8 @@ export class Decoder {
           this.i++;
           depth--;
           const start = starts[top];
-          const list = elems.slice(start);
-          elems.length = start;
+          const list = elems.slice(start, elemTop);
+          elemTop = start;
           this.alloc(VALUE_BYTES * 2 + 8 * list.length);
           v = new List(list);
           continue;
@@ -238,14 +290,18 @@ export class Decoder {
         else {
           const st = starts[top];
           let j = st;
-          while (j < kv.length && kv[j] !== key) j += 3;
-          if (j < kv.length) kv[j + 2] = v;
-          else if (kv.length - st < 3 * COMPACT_ENTRIES) kv.push(key, key, v); // a string is its own hash key
-          else {
+          while (j < kvTop && kv[j] !== key) j += 3;
+          if (j < kvTop) kv[j + 2] = v;
+          else if (kvTop - st < 3 * COMPACT_ENTRIES) {
+            // A string is its own hash key.
+            kv[kvTop++] = key;
+            kv[kvTop++] = key;
+            kv[kvTop++] = v;
+          } else {
             // A big object: a dict (and its hash table) from here on, not a linear search per key.
             const big = new Dict();
-            big.initEntries(kv.slice(st));
-            kv.length = st;
+            big.initEntries(kv.slice(st, kvTop));
+            kvTop = st;
             big.setUnchecked(key, v);
             dicts[top] = big;
           }
@@ -263,8 +319,8 @@ export class Decoder {
         if (done === null) {
           const st = starts[top];
           done = new Dict();
-          done.initEntries(kv.slice(st));
-          kv.length = st;
+          done.initEntries(kv.slice(st, kvTop));
+          kvTop = st;
         }
         dicts[top] = null;
         this.alloc(VALUE_BYTES * 2 + ENTRY_BYTES * done.size);
@@ -330,6 +386,10 @@ export class Decoder {
     this.i = j;
     this.alloc(VALUE_BYTES + j - start);
     if (safe) return s.slice(start + 1, j - 1);
+    if (j - start <= FAST_UNQUOTE_MAX) {
+      const fast = unquoteSpan(s, start, j);
+      if (fast !== undefined) return fast;
+    }
     try {
       return unquoteJSONString(s.slice(start, j), this.thread);
     } catch (e) {
@@ -362,6 +422,13 @@ export class Decoder {
       for (let k = d; k < j; k++) x = x * 10 + (s.charCodeAt(k) - 0x30);
       return d > start && x !== 0 ? -x : x; // "-0" is the int 0
     }
+    if (isFloat) {
+      const x = simpleDecimal(s, start, j);
+      if (x === x) {
+        this.alloc(VALUE_BYTES);
+        return new Float(x);
+      }
+    }
     const num = s.slice(start, j);
     if (isFloat) {
       chargeBigDigits(this.thread, num.length);
@@ -376,6 +443,39 @@ export class Decoder {
     const v = parseDecimal(neg ? num.slice(1) : num, this.thread);
     return normInt(neg ? -v : v);
   }
+}
+
+/** Exact powers of ten as doubles (10^22 is the largest). */
+const POW10: readonly number[] = Array.from({ length: 23 }, (_, k) => Number("1e" + k));
+
+/**
+ * The value of `s[start:end]` when it is a plain decimal `-?D+.D+` whose digits, read as one integer,
+ * are below 2^53, with at most 22 after the point; NaN otherwise (the caller parses it in full). The
+ * integer and 10^k are then exact doubles, and one IEEE division rounds their quotient correctly: the
+ * result is `Number` of the text, without the text, the syntax check or the general conversion.
+ */
+function simpleDecimal(s: string, start: number, end: number): number {
+  let k = start;
+  const neg = s.charCodeAt(k) === 0x2d;
+  if (neg) k++;
+  let m = 0;
+  const intStart = k;
+  for (; k < end; k++) {
+    const c = s.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) break;
+    m = m * 10 + (c - 0x30);
+  }
+  if (k === intStart || k >= end || s.charCodeAt(k) !== 0x2e) return NaN;
+  const fracStart = ++k;
+  for (; k < end; k++) {
+    const c = s.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) return NaN;
+    m = m * 10 + (c - 0x30);
+  }
+  const f = k - fracStart;
+  if (f === 0 || f > 22 || !(m <= Number.MAX_SAFE_INTEGER)) return NaN;
+  const x = m / POW10[f];
+  return neg ? -x : x;
 }
 
 /** Whether `k` matches {@link PLAIN_KEY_RE}; short keys by a loop, cheaper than a regex call. */

@@ -7,8 +7,12 @@
  * - Output pieces are collected in an array and joined in batches (no per-piece string concatenation);
  *   each batch is charged to the budgets when it is joined, which also polls the interrupt hook.
  * - Strings that need no escaping (one native regex test) are written as they are; dict keys are quoted
- *   once (a bounded cache shared by calls); dicts with the same keys in the same insertion order as the previous dict (records)
- *   reuse its sorted order instead of sorting again.
+ *   once (a bounded cache shared by calls); dicts with the same keys in the same insertion order as a
+ *   recent dict (records) reuse its sorted order instead of sorting again (json_shapes.ts).
+ * - Compact dicts are read from their triples in place, each key written with the comma or brace before
+ *   it as one piece (charged as the two pieces it stands for).
+ * - One spare encoder is reused from call to call: many small values encoded one call each allocate
+ *   no per-call state.
  *
  * @module
  */
@@ -35,6 +39,14 @@ import {
 } from "../values/mod.ts";
 import { attrNames, getAttr } from "../methods/mod.ts";
 import { marshalJSONString } from "./json_strings.ts";
+import {
+  findShape,
+  findTripleShape,
+  remember,
+  type Shape,
+  sharedShapes,
+  sortedShape,
+} from "./json_shapes.ts";
 
 /** Hard cap on the size of one result string, whatever the memory budget (JS strings have a size limit). */
 export const MAX_OUTPUT_BYTES: number = 1 << 28;
@@ -47,8 +59,6 @@ const OUTPUT_BYTES_PER_STEP = 8;
 /** Steps per output piece (a value or punctuation: formatting it and storing it). */
 const STEPS_PER_PIECE = 2;
 /** Pieces joined into one chunk at a time. */
-/** How many recent dict shapes keep their sorted key order. */
-const SHAPE_CACHE = 4;
 const BATCH = 4096;
 /**
  * Characters of long strings pending before a flush: long strings are flushed (and so charged) within
@@ -90,7 +100,9 @@ function isPlain(s: string): boolean {
 function quoteJSON(s: string, thread?: Thread): string {
   if (isPlain(s)) return '"' + s + '"';
   if (!ASCII_PRINT_RE.test(s)) return marshalJSONString(s, thread);
-  // Printable ASCII per the reference's test, which admits DEL, that strconv.Quote then escapes.
+  // Printable ASCII per the reference's test, which admits DEL, that strconv.Quote then escapes. Without
+  // DEL (nearly always), a replacement pattern rather than a function: no JS call per quote or backslash.
+  if (!s.includes("\x7f")) return '"' + s.replace(/["\\]/g, "\\$&") + '"';
   return '"' + s.replace(/["\\\x7f]/g, (c) => (c === "\x7f" ? "\\x7f" : "\\" + c)) + '"';
 }
 
@@ -123,38 +135,17 @@ const KEY_CACHE_SIZE = 4096;
  */
 const keyCache = new Map<string, string>();
 
-/** A dict's keys in insertion order and the sorted order of their positions. */
-interface Shape {
-  keys: string[];
-  order: number[];
-}
-
-/** Recently sorted shapes shared by all calls (the per-call list decides what is charged). */
-const sharedShapes: Shape[] = [];
-
-/** The sorted order of a cached shape with exactly these keys in this order, if any. */
-function findShape(shapes: readonly Shape[], ks: readonly string[]): number[] | undefined {
-  const n = ks.length;
-  for (const shape of shapes) {
-    const sk = shape.keys;
-    if (sk.length !== n) continue;
-    let i = 0;
-    while (i < n && sk[i] === ks[i]) i++;
-    if (i === n) return shape.order;
-  }
-  return undefined;
-}
-
-/** Adds a shape to a bounded cache, dropping the oldest. */
-function remember(shapes: Shape[], ks: readonly string[], order: number[]): void {
-  if (shapes.length >= SHAPE_CACHE) shapes.shift();
-  shapes.push({ keys: ks.slice(), order });
-}
-
 /** One call's encoding state. */
 class Encoder {
   private readonly chunks: string[] = [];
-  private parts: string[] = [];
+  /**
+   * Pieces of the current batch: `parts[0..np)`. The array is overwritten batch after batch rather than
+   * emptied, so that it does not grow again from nothing for each batch.
+   */
+  private readonly parts: string[] = [];
+  private np = 0;
+  /** Pieces of the batch written merged into another piece (charged as pieces of their own). */
+  private merged = 0;
   private size = 0;
   private bulk = 0;
   /** Containers being written (cycle check); a set once deep, an array while shallow. */
@@ -165,17 +156,52 @@ class Encoder {
    * positions: records and their nested dicts repeat a handful of shapes, so sorting is mostly skipped.
    */
   private readonly shapes: Shape[] = [];
+  /**
+   * The triples of the compact dicts being written, innermost last: they are read in place, and copied
+   * ({@link detach}) before anything that could run host code (an iterable's or an attribute's), so
+   * the output is the dicts' entries as they were when their writing began, as with a snapshot.
+   */
+  private readonly live: (readonly unknown[])[] = [];
+  /** Entries of {@link live} below this index are copies already. */
+  private detached = 0;
 
-  constructor(private readonly thread: Thread, private readonly fn: string) {}
+  constructor(private thread: Thread, private fn: string) {}
+
+  /** Makes an encoder that has written a value successfully ready for another call. */
+  reuse(thread: Thread, fn: string): void {
+    this.thread = thread;
+    this.fn = fn;
+  }
+
+  /**
+   * Drops what a successful call leaves referenced (the output, its pieces, the thread) and its per-call
+   * state, so that a spare encoder keeps nothing alive and charges the next call as a new one would.
+   */
+  release(): void {
+    this.chunks.length = 0;
+    this.parts.fill("");
+    this.size = 0;
+    this.shapes.length = 0;
+    this.deepPath = undefined;
+    this.thread = undefined as unknown as Thread;
+  }
 
   private add(s: string): void {
-    this.parts.push(s);
-    if (this.parts.length >= BATCH) this.flush();
+    this.parts[this.np++] = s;
+    if (this.np + this.merged >= BATCH) this.flush();
+  }
+
+  /** Adds a piece that stands for two (punctuation merged with a key's text). */
+  private addPair(s: string): void {
+    this.parts[this.np++] = s;
+    if (this.np + ++this.merged >= BATCH) this.flush();
   }
 
   private flush(): void {
+    const np = this.np;
+    if (np === 0) return;
     const parts = this.parts;
-    if (parts.length === 0) return;
+    if (parts.length !== np) parts.length = np;
     this.bulk = 0;
     const chunk = parts.join("");
     const n = chunk.length;
@@ -184,9 +210,10 @@ class Encoder {
       throw new ResourceError("memory", `${this.fn}: output exceeds ${MAX_OUTPUT_BYTES} bytes`);
     }
     this.thread.allocate(n);
-    this.thread.charge(STEPS_PER_PIECE * parts.length + Math.ceil(n / OUTPUT_BYTES_PER_STEP));
+    this.thread.charge(STEPS_PER_PIECE * (np + this.merged) + Math.ceil(n / OUTPUT_BYTES_PER_STEP));
     this.chunks.push(chunk);
-    parts.length = 0;
+    this.np = 0;
+    this.merged = 0;
   }
 
   /** The whole output. */
@@ -206,36 +233,42 @@ class Encoder {
 
   /** Writes a scalar and returns true, or returns false for a container. */
   private scalar(v: Value): boolean {
-    switch (typeof v) {
-      case "boolean":
-        this.add(v ? "true" : "false");
-        return true;
-      case "number":
-        this.add(String(v));
-        return true;
-      case "bigint": {
-        this.add(intToDecimal(v, this.thread));
-        return true;
+    // Tests in the order of how common each kind is in documents; `typeof x === "..."` compiles to a
+    // type check, where a switch on `typeof` may call the Typeof builtin.
+    if (typeof v === "string") {
+      const parts = this.parts;
+      if (isPlain(v)) {
+        parts[this.np++] = '"';
+        parts[this.np++] = v;
+        parts[this.np++] = '"';
+      } else {
+        if (v.length >= 64) this.thread.charge(v.length >>> 2); // escaping runs in JS
+        parts[this.np++] = quoteJSON(v, this.thread);
       }
-      case "string":
-        if (isPlain(v)) this.parts.push('"', v, '"');
-        else {
-          if (v.length >= 64) this.thread.charge(v.length >>> 2); // escaping runs in JS
-          this.parts.push(quoteJSON(v, this.thread));
-        }
-        if (v.length >= LONG_STRING) this.bulk += v.length;
-        if (this.parts.length >= BATCH || this.bulk >= BULK_CHARS) this.flush();
-        return true;
+      if (v.length >= LONG_STRING) this.bulk += v.length;
+      if (this.np + this.merged >= BATCH || this.bulk >= BULK_CHARS) this.flush();
+      return true;
+    }
+    if (typeof v === "number") {
+      this.add(String(v));
+      return true;
     }
     if (v === null) {
       this.add("null");
       return true;
     }
     if (v instanceof Float) {
-      if (!Number.isFinite(v.value)) {
-        throw new EncodeError(`cannot encode non-finite float ${formatFloat(v.value)}`);
-      }
-      this.add(formatFloat(v.value));
+      const x = v.value;
+      if (!Number.isFinite(x)) throw new EncodeError(`cannot encode non-finite float ${formatFloat(x)}`);
+      this.add(formatFloat(x));
+      return true;
+    }
+    if (typeof v === "boolean") {
+      this.add(v ? "true" : "false");
+      return true;
+    }
+    if (typeof v === "bigint") {
+      this.add(intToDecimal(v, this.thread));
       return true;
     }
     return false;
@@ -255,6 +288,13 @@ class Encoder {
   private leave(): void {
     const v = this.path.pop()!;
     this.deepPath?.delete(v);
+  }
+
+  /** Copies the triples of the compact dicts being written: host code may be about to run. */
+  private detach(): void {
+    const live = this.live;
+    for (let i = this.detached; i < live.length; i++) live[i] = live[i].slice();
+    this.detached = live.length;
   }
 
   /** A dict's keys in sorted order (all keys must be strings). */
@@ -279,27 +319,104 @@ class Encoder {
     }
     const ks = keys as string[];
     if (n < 2) return undefined;
-    let order = findShape(this.shapes, ks);
-    if (order === undefined) {
-      // Charged once per call and shape whether or not another call already sorted it, so that step
-      // counts do not depend on what ran before in the process.
-      this.thread.charge(Math.ceil((n * Math.log2(n)) / 2));
-      order = findShape(sharedShapes, ks);
-      if (order === undefined) {
-        const o: number[] = [];
-        for (let j = 0; j < n; j++) o.push(j);
-        o.sort((a, b) => (ks[a] < ks[b] ? -1 : ks[a] > ks[b] ? 1 : 0));
-        order = o;
-        remember(sharedShapes, ks, o);
+    return (findShape(this.shapes, ks) ?? this.newShape(ks)).order;
+  }
+
+  /** The shape of `ks` (two or more strings) for a dict not of a shape this call has met. */
+  private newShape(ks: readonly string[]): Shape {
+    const n = ks.length;
+    // Charged once per call and shape whether or not another call already sorted it, so that step
+    // counts do not depend on what ran before in the process.
+    this.thread.charge(Math.ceil((n * Math.log2(n)) / 2));
+    const shape = findShape(sharedShapes, ks) ?? sortedShape(ks);
+    remember(this.shapes, shape);
+    return shape;
+  }
+
+  /** The texts written before the values of a dict of this shape (see {@link Shape.texts}). */
+  private textsOf(shape: Shape): string[] {
+    if (shape.texts !== undefined) return shape.texts;
+    const texts = shape.order.map((p, i) => (i === 0 ? "{" : ",") + this.keyText(shape.keys[p]));
+    shape.texts = texts;
+    return texts;
+  }
+
+  /**
+   * Writes a compact dict from its triples `s`: the same pieces (and charges) as the general path, without
+   * its arrays of keys and values, and with the punctuation and key before each value written as one.
+   */
+  private writeCompact(d: Dict, s: readonly unknown[], depth: number): void {
+    const n = s.length / 3;
+    this.enter(d);
+    if (n < 2) {
+      this.add("{");
+      if (n === 1) {
+        const k = s[1];
+        if (typeof k !== "string") throw new EncodeError(`dict has ${typeName(k as Value)} key, want string`);
+        this.add(this.keyText(k));
+        this.writeValue(s[2] as Value, k, depth);
       }
-      remember(this.shapes, ks, order);
+      this.add("}");
+      this.leave();
+      return;
     }
-    return order;
+    let shape = findTripleShape(this.shapes, s, n);
+    if (shape === undefined) {
+      for (let i = 1; i < s.length; i += 3) {
+        const k = s[i];
+        if (typeof k !== "string") throw new EncodeError(`dict has ${typeName(k as Value)} key, want string`);
+      }
+      // As newShape, without an array of the keys when another call has met the shape (the usual case
+      // for small records encoded one call each).
+      this.thread.charge(Math.ceil((n * Math.log2(n)) / 2));
+      shape = findTripleShape(sharedShapes, s, n);
+      if (shape === undefined) {
+        const ks: string[] = new Array(n);
+        for (let i = 0; i < n; i++) ks[i] = s[3 * i + 1] as string;
+        shape = sortedShape(ks);
+      }
+      remember(this.shapes, shape);
+    }
+    const texts = this.textsOf(shape);
+    const order = shape.order;
+    const live = this.live;
+    const at = live.length;
+    live.push(s);
+    for (let i = 0; i < n; i++) {
+      const p = order[i];
+      this.addPair(texts[i]);
+      const v = live[at][3 * p + 2] as Value;
+      // Scalars (most values) without a call to write: calls cost most before the code is optimized.
+      try {
+        if (!this.scalar(v)) this.container(v, depth + 1);
+      } catch (err) {
+        if (err instanceof EncodeError) err.prefix = `in dict key ${quote(shape.keys[p])}: ` + err.prefix;
+        throw err;
+      }
+    }
+    live.pop();
+    if (this.detached > at) this.detached = at;
+    this.add("}");
+    this.leave();
+  }
+
+  /** Writes the value of dict key `k`, naming the key in an error from inside it. */
+  private writeValue(v: Value, k: string, depth: number): void {
+    try {
+      this.write(v, depth + 1);
+    } catch (err) {
+      if (err instanceof EncodeError) err.prefix = `in dict key ${quote(k)}: ` + err.prefix;
+      throw err;
+    }
   }
 
   /** Writes `v`, recursively while the nesting is shallow. */
   write(v: Value, depth: number): void {
-    if (this.scalar(v)) return;
+    if (!this.scalar(v)) this.container(v, depth);
+  }
+
+  /** Writes `v`, which is not a scalar, recursively while the nesting is shallow. */
+  private container(v: Value, depth: number): void {
     if (depth >= MAX_RECURSION) {
       this.writeDeep(v);
       return;
@@ -309,6 +426,11 @@ class Encoder {
     if (obj instanceof List || obj instanceof Tuple) {
       this.writeArray(obj, obj.typeName, obj.elems, depth);
     } else if (obj instanceof Dict) {
+      const s = obj.compactTriples();
+      if (s !== null) {
+        this.writeCompact(obj, s, depth);
+        return;
+      }
       this.enter(obj);
       // Keys and values by position: each value is read in order, not looked up by its key.
       const keys = obj.keys() as string[];
@@ -320,12 +442,7 @@ class Encoder {
         const k = keys[p];
         if (i > 0) this.add(",");
         this.add(this.keyText(k));
-        try {
-          this.write(vals[p], depth + 1);
-        } catch (err) {
-          if (err instanceof EncodeError) err.prefix = `in dict key ${quote(k)}: ` + err.prefix;
-          throw err;
-        }
+        this.writeValue(vals[p], k, depth);
       }
       this.add("}");
       this.leave();
@@ -350,8 +467,9 @@ class Encoder {
     this.add("[");
     for (let i = 0; i < elems.length; i++) {
       if (i > 0) this.add(",");
+      const v = elems[i];
       try {
-        this.write(elems[i], depth + 1);
+        if (!this.scalar(v)) this.container(v, depth + 1);
       } catch (err) {
         if (err instanceof EncodeError) err.prefix = `at ${type} index ${i}: ` + err.prefix;
         throw err;
@@ -381,6 +499,7 @@ class Encoder {
       } else if (obj instanceof Range) {
         f = { kind: "array", obj, type: "range", n: obj.length, i: 0, range: obj };
       } else {
+        this.detach();
         const iter = obj instanceof Builtin ? undefined : tryIterate(obj);
         if (iter !== undefined) {
           f = { kind: "array", obj, type: obj.typeName, n: Infinity, i: 0, iter };
@@ -409,9 +528,12 @@ class Encoder {
         if (f.i < f.n) {
           if (f.elems !== undefined) child = f.elems[f.i];
           else if (f.range !== undefined) child = f.range.at(f.i);
-          else if (f.iter !== undefined) child = f.iter.next();
-          else if (f.kind === "dict") child = (f.obj as Dict).get(f.names![f.i])!;
+          else if (f.iter !== undefined) {
+            this.detach();
+            child = f.iter.next();
+          } else if (f.kind === "dict") child = (f.obj as Dict).get(f.names![f.i])!;
           else {
+            this.detach();
             try {
               child = attribute(this.thread, f.obj as StarObject, f.names![f.i]);
             } catch (e) {
@@ -450,6 +572,9 @@ class Encoder {
   }
 }
 
+/** An encoder that has finished a call, for the next one (encoding many small values makes many). */
+let spareEncoder: Encoder | undefined;
+
 function attribute(thread: Thread, obj: StarObject, name: string): Value {
   try {
     return getAttr(thread, obj, name);
@@ -466,10 +591,19 @@ function attribute(thread: Thread, obj: StarObject, name: string): Value {
  * message starts with `fn: ` (the reference prefixes the builtin's name).
  */
 export function encodeJSON(thread: Thread, x: Value, fn = "json.encode"): string {
-  const enc = new Encoder(thread, fn);
+  let enc = spareEncoder;
+  if (enc === undefined) enc = new Encoder(thread, fn);
+  else {
+    // Taken while in use: host code run by this call may encode too, with an encoder of its own.
+    spareEncoder = undefined;
+    enc.reuse(thread, fn);
+  }
   try {
     enc.write(x, 0);
-    return enc.text();
+    const text = enc.text();
+    enc.release();
+    spareEncoder = enc;
+    return text;
   } catch (e) {
     if (e instanceof EncodeError) throw new EvalError(`${fn}: ${e.prefix}${e.message}`);
     throw e;

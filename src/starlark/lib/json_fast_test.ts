@@ -4,7 +4,17 @@
  * charging of both directions.
  */
 import assert from "node:assert/strict";
-import { type Builtin, Dict, EvalError, List, repr, Thread, Tuple, type Value } from "../values/mod.ts";
+import {
+  type Builtin,
+  Dict,
+  EvalError,
+  Float,
+  List,
+  repr,
+  Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
 import { encodeJSON, json } from "./json.ts";
 import { seededRandom } from "../seeded_random_test.ts";
 
@@ -183,5 +193,156 @@ Deno.test("json fast: short string literals (one pass) decode as long ones (vali
     const short = run('"' + body + '"');
     const long = run('"' + pad + body + '"');
     assert.equal(long, short.startsWith("ok:") ? "ok:" + pad + short.slice(3) : short, JSON.stringify(body));
+  }
+});
+
+Deno.test("json fast: compact dicts are written as their hash-table form is, and charged the same", () => {
+  const records = (n: number, asMap: boolean): List =>
+    new List(Array.from({ length: n }, (_, i) => {
+      const r = D(["name", `r${i}`], ["id", i], ["tags", new List(["x"])], [
+        "meta",
+        D(["z", null], ["a", i % 2 === 0]),
+      ]);
+      const one = D(["only", i]);
+      const none = new Dict();
+      if (asMap) { for (const d of [r, one, none, r.get("meta") as Dict]) void d.map; }
+      return new List([r, one, none]);
+    }));
+  for (const n of [1, 50]) {
+    const t1 = new Thread(), t2 = new Thread();
+    const a = encodeJSON(t1, records(n, false)), b = encodeJSON(t2, records(n, true));
+    assert.equal(a, b);
+    assert.ok(
+      a.startsWith('[[{"id":0,"meta":{"a":true,"z":null},"name":"r0","tags":["x"]},{"only":0},{}]'),
+      a,
+    );
+    assert.equal(t1.steps, t2.steps, `n=${n}`);
+  }
+  // Over many batches the pieces are the same; only where batches end may differ by a piece.
+  const t1 = new Thread(), t2 = new Thread();
+  assert.equal(encodeJSON(t1, records(3000, false)), encodeJSON(t2, records(3000, true)));
+  assert.ok(Math.abs(t1.steps - t2.steps) <= 50, `${t1.steps} vs ${t2.steps}`);
+  // Key errors and error paths, from the compact form.
+  assert.throws(() => encodeJSON(new Thread(), D([1, 2])), /dict has int key, want string/);
+  assert.throws(() => encodeJSON(new Thread(), D(["a", 1], [2, 2])), /dict has int key, want string/);
+  assert.throws(
+    () => encodeJSON(new Thread(), D(["b", 1], ["a", D(["x", new List([1, json.members.get("decode")!])])])),
+    (e: unknown) =>
+      e instanceof EvalError &&
+      e.message ===
+        'json.encode: in dict key "a": in dict key "x": at list index 1: cannot encode builtin_function_or_method as JSON',
+  );
+});
+
+Deno.test("json fast: a dict changed by host code while it is written is written as it was", () => {
+  const outer = D(["c", 3], ["b", 2]);
+  let calls = 0;
+  const host = {
+    typeName: "hostiter",
+    starlarkIterate: () => ({
+      next: (): Value | undefined => {
+        calls++;
+        // Sorted, "a" (this value) comes first: the rest of the dict is read after these changes.
+        outer.deleteUnchecked("c");
+        outer.setUnchecked("b", 20);
+        outer.setUnchecked("d", 4);
+        return calls === 1 ? 1 : undefined;
+      },
+      done: () => {},
+    }),
+  } as unknown as Value;
+  outer.setUnchecked("a", host);
+  const inner = D(["y", outer], ["x", 0]);
+  assert.equal(encodeJSON(new Thread(), new List([inner])), '[{"x":0,"y":{"a":[1],"b":2,"c":3}}]');
+  assert.equal(calls, 2);
+  assert.equal(outer.size, 3);
+});
+
+Deno.test("json fast: plain decimals decode to the double Number gives, at every length", () => {
+  const next = seededRandom(12);
+  const rand = (n: number): number => Math.floor(next() * n);
+  const digits = (n: number): string => Array.from({ length: n }, () => String(rand(10))).join("");
+  const texts = [
+    "0.0",
+    "-0.0",
+    "0.1",
+    "0.30000000000000004",
+    "9007199254740.991",
+    "9007199254740.993",
+    "1.7976931348623157",
+  ];
+  for (let i = 0; i < 20000; i++) {
+    const intPart = rand(4) === 0 ? "0" : String(1 + rand(9)) + digits(rand(12));
+    const frac = rand(8) === 0 ? "0".repeat(rand(6)) + digits(1 + rand(3)) : digits(1 + rand(24));
+    texts.push((rand(3) === 0 ? "-" : "") + intPart + "." + frac);
+  }
+  for (const text of texts) {
+    const v = decode(`[${text}]`) as List;
+    const f = v.elems[0] as Float;
+    assert.ok(f instanceof Float, text);
+    assert.ok(Object.is(f.value, Number(text)), `${text}: ${f.value} vs ${Number(text)}`);
+  }
+});
+
+Deno.test("json fast: reused encoders and decoders charge each call as a fresh one, after failures too", () => {
+  const value = new List([D(["b", 1.5], ["a", new List(["x", 2])]), D(["b", 2.5], ["a", new List([])])]);
+  const steps: number[] = [];
+  const texts: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = new Thread();
+    texts.push(encodeJSON(t, value));
+    steps.push(t.steps);
+    // A failing call in between leaves nothing behind for the next.
+    assert.throws(() => encodeJSON(new Thread(), D(["k", new List([1, D([2, 3])])])), /dict has int key/);
+    assert.throws(() => decode('[{"a": [1, 2}]'), /got '}', want ',' or ']'/);
+  }
+  assert.deepEqual(texts, Array(3).fill('[{"a":["x",2],"b":1.5},{"a":[],"b":2.5}]'));
+  assert.equal(new Set(steps).size, 1, String(steps));
+  const decoded: string[] = [];
+  const dsteps: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = new Thread();
+    decoded.push(repr(decode(texts[0], t)));
+    dsteps.push(t.steps);
+  }
+  assert.deepEqual(decoded, Array(3).fill('[{"a": ["x", 2], "b": 1.5}, {"a": [], "b": 2.5}]'));
+  assert.equal(new Set(dsteps).size, 1, String(dsteps));
+});
+
+Deno.test("json fast: short valid UTF-8 strings are escaped as the byte-by-byte path escapes them", () => {
+  const pieces = [
+    "a",
+    "Z ",
+    '"',
+    "\\",
+    "<>&",
+    "\t\n\r\b\f",
+    "\x00",
+    "\x1f",
+    "\x7f",
+    "\xc3\xa9",
+    "\xe4\xb8\xad",
+    "\xf0\x9f\x98\x80",
+    "\xe2\x80\xa8",
+    "\xe2\x80\xa9",
+    "\xff",
+    "\x80",
+    "\xc3",
+    "\xc0\xaf",
+    "\xed\xa0\x80",
+    "\xf4\x90\x80\x80",
+    "\xe0\x80\xaf",
+    "\xe4\xb8",
+    "\xf0\x9f\x98",
+    "\xf5\x80\x80\x80",
+  ];
+  const next = seededRandom(21);
+  const pad = "p".repeat(5000); // past the regex path's length limit: the byte-by-byte path
+  for (let i = 0; i < 4000; i++) {
+    let s = "";
+    for (let k = Math.floor(next() * 6); k >= 0; k--) s += pieces[Math.floor(next() * pieces.length)];
+    const short = encodeJSON(new Thread(), new List([s]));
+    const long = encodeJSON(new Thread(), new List([pad + s]));
+    assert.equal(long, '["' + pad + short.slice(2), JSON.stringify(s));
   }
 });

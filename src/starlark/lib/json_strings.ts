@@ -44,7 +44,7 @@ function getu4(s: string, i: number): number {
  * Literals up to this length are first decoded in one pass that validates as it goes; longer ones (which
  * need polling and a piece builder) and invalid ones take the two-pass path with the scanner's messages.
  */
-const FAST_UNQUOTE_MAX = 4096;
+export const FAST_UNQUOTE_MAX = 4096;
 
 // For each escape letter after a backslash, its one-byte decoding; "u" is handled apart.
 const SIMPLE_ESCAPES: (string | undefined)[] = [];
@@ -57,60 +57,91 @@ for (
   SIMPLE_ESCAPES[c.charCodeAt(0)] = v;
 }
 
-/**
- * One-pass decoding of a quoted literal: the same result as the two-pass path for valid literals, or
- * undefined as soon as something would be an error there (a control byte, an inner quote, an unknown
- * escape, a short `\u`), so that path reports it. Short literals only: the pieces are concatenated directly.
- */
-function unquoteValid(lit: string): string | undefined {
-  const end = lit.length - 1;
+/** Char codes passed to one `String.fromCharCode` call: a few KiB of stack, however deep the caller is. */
+const CODES_PER_CALL = 512;
+
+/** The string of the byte values `codes` (a flat string, where concatenating pieces would make a rope). */
+function fromCodes(codes: number[]): string {
+  const n = codes.length;
+  if (n <= CODES_PER_CALL) return String.fromCharCode.apply(null, codes);
   let out = "";
-  let start = 1;
-  for (let r = 1; r < end;) {
-    const c = lit.charCodeAt(r);
+  for (let i = 0; i < n; i += CODES_PER_CALL) {
+    out += String.fromCharCode.apply(null, codes.slice(i, Math.min(n, i + CODES_PER_CALL)));
+  }
+  return out;
+}
+
+/** Appends the UTF-8 bytes of `r` (a scalar value: no surrogate) to `codes`. */
+function pushRune(codes: number[], r: number): void {
+  if (r < 0x80) codes.push(r);
+  else if (r < 0x800) codes.push(0xc0 | (r >> 6), 0x80 | (r & 0x3f));
+  else if (r < 0x10000) codes.push(0xe0 | (r >> 12), 0x80 | ((r >> 6) & 0x3f), 0x80 | (r & 0x3f));
+  else codes.push(0xf0 | (r >> 18), 0x80 | ((r >> 12) & 0x3f), 0x80 | ((r >> 6) & 0x3f), 0x80 | (r & 0x3f));
+}
+
+/**
+ * One-pass decoding of the quoted literal `s[from:to]` (at most {@link FAST_UNQUOTE_MAX} long), read in
+ * place: the same result as the two-pass path of {@link unquoteJSONString} for valid literals, or
+ * undefined as soon as something would be an error there (a control byte, an inner quote, an unknown
+ * escape, a short `\u`), so that path reports it. Its result is built as one flat string of byte values, not as a rope of the
+ * pieces between escapes: a decoded document keeps its strings, and a rope of ten pieces takes several
+ * times the memory (and garbage collection time) of the flat string.
+ */
+export function unquoteSpan(s: string, from: number, to: number): string | undefined {
+  const end = to - 1; // the closing quote
+  let codes: number[] | undefined;
+  for (let r = from + 1; r < end;) {
+    const c = s.charCodeAt(r);
     if (c === 0x5c) {
       if (r + 1 >= end) return undefined; // the closing quote escaped
-      if (r > start) out += lit.slice(start, r);
-      const e = lit.charCodeAt(r + 1);
+      if (codes === undefined) codes = codesOf(s, from + 1, r);
+      const e = s.charCodeAt(r + 1);
       if (e === 0x75) {
-        let rr = getu4(lit, r);
+        let rr = getu4(s, r);
         if (rr < 0 || r + 6 > end) return undefined;
         r += 6;
         if (rr >= 0xd800 && rr < 0xe000) {
-          const rr1 = r + 6 <= end ? getu4(lit, r) : -1;
+          const rr1 = r + 6 <= end ? getu4(s, r) : -1;
           if (rr < 0xdc00 && rr1 >= 0xdc00 && rr1 < 0xe000) {
-            out += encodeRune(0x10000 + ((rr - 0xd800) << 10) + (rr1 - 0xdc00));
+            pushRune(codes, 0x10000 + ((rr - 0xd800) << 10) + (rr1 - 0xdc00));
             r += 6;
-            start = r;
             continue;
           }
           rr = RUNE_ERROR;
         }
-        out += encodeRune(rr);
-        start = r;
+        pushRune(codes, rr);
         continue;
       }
       const v = SIMPLE_ESCAPES[e];
       if (v === undefined) return undefined;
-      out += v;
+      codes.push(v.charCodeAt(0));
       r += 2;
-      start = r;
     } else if (c < 0x20 || c === 0x22) {
       return undefined;
     } else if (c < 0x80) {
+      codes?.push(c);
       r++;
     } else {
-      const p = decodeRune(lit, r);
+      const p = decodeRune(s, r);
       if (isInvalid(p)) {
-        out += lit.slice(start, r) + "\xef\xbf\xbd";
+        if (codes === undefined) codes = codesOf(s, from + 1, r);
+        codes.push(0xef, 0xbf, 0xbd);
         r++;
-        start = r;
       } else {
-        r += p & 7;
+        const size = p & 7;
+        if (codes !== undefined) { for (let k = r; k < r + size; k++) codes.push(s.charCodeAt(k)); }
+        r += size;
       }
     }
   }
-  return start === 1 ? lit.slice(1, end) : out + lit.slice(start, end);
+  return codes === undefined ? s.slice(from + 1, end) : fromCodes(codes);
+}
+
+/** The char codes of `s[from:to]`. */
+function codesOf(s: string, from: number, to: number): number[] {
+  const codes: number[] = [];
+  for (let k = from; k < to; k++) codes.push(s.charCodeAt(k));
+  return codes;
 }
 
 /**
@@ -122,7 +153,7 @@ function unquoteValid(lit: string): string | undefined {
  */
 export function unquoteJSONString(lit: string, thread?: Thread): string {
   if (lit.length <= FAST_UNQUOTE_MAX) {
-    const fast = unquoteValid(lit);
+    const fast = unquoteSpan(lit, 0, lit.length);
     if (fast !== undefined) return fast;
   }
   validateJSON(lit, thread);
@@ -199,12 +230,48 @@ for (let c = 0; c < 0x80; c++) {
   HTML_SAFE.push(c >= 0x20 && c !== 0x22 && c !== 0x5c && c !== 0x3c && c !== 0x3e && c !== 0x26);
 }
 
+/** The escape of each byte below 0x80 that is not {@link HTML_SAFE}, as `json.Marshal` writes it. */
+const ASCII_ESCAPES: string[] = [];
+{
+  const short: Record<number, string> = {
+    0x22: '\\"',
+    0x5c: "\\\\",
+    8: "\\b",
+    12: "\\f",
+    10: "\\n",
+    13: "\\r",
+    9: "\\t",
+  };
+  for (let c = 0; c < 0x80; c++) {
+    ASCII_ESCAPES.push(HTML_SAFE[c] ? "" : short[c] ?? "\\u00" + HEX[c >> 4] + HEX[c & 15]);
+  }
+}
+
+// Well-formed UTF-8 as Go decodes it (no overlong forms, no surrogates, nothing above U+10FFFF).
+const VALID_UTF8_RE =
+  // deno-lint-ignore no-control-regex
+  /^(?:[\x00-\x7f]|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}|\xf4[\x80-\x8f][\x80-\xbf]{2})*$/;
+// The bytes json.Marshal escapes below 0x80 (the complement of HTML_SAFE there).
+// deno-lint-ignore no-control-regex
+const ASCII_UNSAFE_RE = /[\x00-\x1f"\\<>&]/g;
+
+/** Strings up to this long are escaped by native regular expressions when they are valid UTF-8. */
+const REGEX_MARSHAL_MAX = 4096;
+
 /**
  * Go's `json.Marshal` of a string (binary string in, binary string out): `"` and `\` escaped,
  * `\b \f \n \r \t`, other control characters and `< > &` as `\u00XX`, U+2028/U+2029 as `\u2028`/`\u2029`,
  * each invalid UTF-8 byte as `\ufffd`; everything else verbatim.
  */
 export function marshalJSONString(s: string, thread?: Thread): string {
+  if (
+    s.length <= REGEX_MARSHAL_MAX && VALID_UTF8_RE.test(s) && !s.includes("\xe2\x80\xa8") &&
+    !s.includes("\xe2\x80\xa9")
+  ) {
+    // Only ASCII bytes change then: one native scan (and a call per escaped byte), where the loop below
+    // runs byte by byte, slowly until it is optimized.
+    return '"' + s.replace(ASCII_UNSAFE_RE, (c) => ASCII_ESCAPES[c.charCodeAt(0)]) + '"';
+  }
   const out = new TextBuilder(thread);
   out.add('"');
   let start = 0;

@@ -251,8 +251,14 @@ const strip: StrFn = (thread, s, args, kwargs, name) => {
   let match: (r: number) => boolean = isSpace;
   if (chars !== undefined && chars !== "") {
     chargeRunes(thread, chars);
-    const set = runeSet(chars);
-    match = (r) => set.has(r);
+    const c = chars.charCodeAt(0);
+    if (chars.length === 1 && c < 0x80) {
+      // One ASCII character (`strip('"')`): no set of runes to build per call.
+      match = (r) => r === c;
+    } else {
+      const set = runeSet(chars);
+      match = (r) => set.has(r);
+    }
   }
   if (name[0] === "l") return trimLeft(thread, s, match);
   if (name[0] === "r") return trimRight(thread, s, match);

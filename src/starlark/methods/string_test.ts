@@ -122,6 +122,8 @@ const TRANSFORM: Case[] = [
   meth("xyaxy", "lstrip", ["yx"], '"axy"'),
   meth("xyaxy", "rstrip", ["yx"], '"xya"'),
   meth("éaé", "strip", ["é"], '"a"'),
+  meth("xxéaxx", "strip", ["x"], '"éa"'),
+  meth("xéaéx", "rstrip", ["é"], '"xéaéx"'),
   meth("  a  ", "strip", [""], '"a"'),
   meth(badPlus(" ", " x "), "strip", [], '"\\xc3 x"'),
   meth(badPlus("", "a"), "strip", [badPlus("a", "")], '""'),

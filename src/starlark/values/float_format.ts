@@ -19,8 +19,8 @@ export function formatFloat(x: number): string {
   const a = x < 0 ? -x : x;
   if (a >= 1e-4 && a < 1e6) {
     // Decimal exponent in [-4, 5]: Go prints plain notation, which is what JS prints in this range.
-    const s = String(x);
-    return s.includes(".") ? s : s + ".0";
+    // There, JS writes a point exactly when `x` has a fractional part.
+    return Number.isInteger(x) ? String(x) + ".0" : String(x);
   }
   if (!Number.isFinite(x)) return x !== x ? "nan" : x > 0 ? "+inf" : "-inf";
   return shortestG(x, "e");
