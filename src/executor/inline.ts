@@ -359,6 +359,10 @@ export class InlineExecutor implements Executor {
     const turn = async () => {
       await this.#turns.next(share.used, signal);
     };
+    // Performs a call the run is waiting for, once; later runs and resumes answer it from the memo.
+    const fetch = async ({ cap, args }: { cap: number; args: Uint8Array }) => {
+      memo.push({ cap, args, result: await raceAbort(host.call(cap, args, signal), signal) });
+    };
     // Even the first attempt waits for a turn: executions granted a slot as others end would otherwise
     // chain their first slices in one task, without the event loop turning between them.
     await turn();
@@ -426,10 +430,9 @@ export class InlineExecutor implements Executor {
             await turn();
             continue;
           }
-          const { cap, args } = pending;
+          const call = pending;
           pending = undefined;
-          const result = await raceAbort(host.call(cap, args, signal), signal);
-          memo.push({ cap, args, result });
+          await fetch(call);
           if (performance.now() >= deadline) throw deadlineError(request.budgets.maxExecutionTime);
           // Back in the queue of turns: the answer goes on when this run's share says so.
           await turn();
@@ -440,9 +443,7 @@ export class InlineExecutor implements Executor {
         if (diverged || pending === undefined) {
           throw internalError("inline replay diverged: the program did not repeat its earlier native calls");
         }
-        const { cap, args } = pending;
-        const result = await raceAbort(host.call(cap, args, signal), signal);
-        memo.push({ cap, args, result });
+        await fetch(pending);
         // The replay runs sliced, so its later calls pause instead of replaying again; and it waits
         // for a turn, since a handler's answer may arrive without the event loop turning.
         sliced = true;
