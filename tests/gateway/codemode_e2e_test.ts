@@ -217,9 +217,12 @@ def main():
       ]);
       for (const r of records) assert.equal(r.client_id, "alice");
       assert.ok(records[3].redactions >= 1, "the get-env record counts the redaction");
-      const timedOut = (await auditLines(dir)).find((l) =>
-        l.tool_name === "everything__trigger-long-running-operation" && l.error === "the tool call timed out"
-      );
+      // The timed-out call's record is written when the gateway gives up on it, which the execution's
+      // answer does not wait for: wait for it like the others.
+      const isTimedOut = (l: AuditLine) =>
+        l.tool_name === "everything__trigger-long-running-operation" && l.error === "the tool call timed out";
+      await waitFor(async () => (await auditLines(dir)).some(isTimedOut), 10_000, "timed-out audit");
+      const timedOut = (await auditLines(dir)).find(isTimedOut);
       assert.ok(timedOut?.execution_id, "the timed-out native call is audited with its execution");
     });
 
