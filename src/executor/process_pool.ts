@@ -203,6 +203,7 @@ export class ProcessPool implements Executor {
       } satisfies ProcRunHeader,
     );
     sb.catalogKey = catalog.key;
+    sb.setDuty(0); // whatever throttled its last run is over
     this.#cpu.started(sb);
   }
 
