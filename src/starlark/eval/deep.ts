@@ -355,14 +355,10 @@ export function drive(th: Thread, st: Stack, pausable: boolean): Value | typeof 
         }
         cb = r.value;
         if (cb === HOST_TURN) {
-          // The built-in waits for its host: a sliced run pauses with it on top, a nested stack goes on.
+          // The built-in waits for its host: a sliced run pauses (at the top of this loop) with it on
+          // top of the stack, to resume it with nothing; a nested stack resumes it at once.
           send = null;
-          if (pausable) {
-            st.send = send;
-            st.err = err;
-            st.left = left;
-            return PAUSED;
-          }
+          if (pausable) th.pauseDue = true;
           continue;
         }
       } catch (e) {
