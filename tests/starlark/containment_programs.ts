@@ -203,6 +203,34 @@ const SHAPES: Record<string, Shape> = {
     }`,
     `return n`,
   ],
+  // Hash keys whose cost grows with their content: a long string compared whole with an equal key in the
+  // table, bytes and tuples whose keys are built from their content, tables compared key by key.
+  keys: (g) => [
+    `s = "${g.pick(["x", "é", "ab"])}" * ${g.int(1000, 1 << 21)}`,
+    `t = s[:-1] + s[-1]`,
+    `b = bytes(s)`,
+    `c = bytes(t)`,
+    `big = tuple(range(${g.int(1000, 1 << 20)}))`,
+    `d = {s: 1, b: 2, (s, 1): 3, big: 4}`,
+    `e = {t: 1, c: 2, (t, 1): 3, big[:]: 4}`,
+    `n = 0`,
+    `for i in range(1000000000):`,
+    `    n += ${
+      g.pick([
+        "d[t]",
+        "d[c]",
+        "d.get((t, 1), 0)",
+        "int(d == e)",
+        "d.get(big[:], 0)",
+        "int(t in d) + int(c in d)",
+        "len(d | e)",
+        "e.setdefault((t, i % 3), 0)",
+        "int(b < c) + int(b == c)",
+        "len({(t, i): i})",
+      ])
+    }`,
+    `return n`,
+  ],
   // Sorting, reversing and materialising large sequences.
   sequences: (g) => [
     `l = list(range(${g.int(1000, 1 << 20)}))`,

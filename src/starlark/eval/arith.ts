@@ -5,7 +5,16 @@
  *
  * @module
  */
-import { binary, Dict, Float, type Thread, truth, unary, type Value } from "../values/mod.ts";
+import {
+  binary,
+  Dict,
+  Float,
+  LONG_KEY_LENGTH,
+  type Thread,
+  truth,
+  unary,
+  type Value,
+} from "../values/mod.ts";
 import type { BinaryOp, UnaryOp } from "../syntax/ast.ts";
 import { atPos } from "./errors.ts";
 import { type ExprFn, F_THREAD, type Pos } from "./function.ts";
@@ -162,8 +171,11 @@ export function binaryOp(op: BinaryOp, X: ExprFn, Y: ExprFn, pos: Pos): ExprFn {
       const want = op === "in";
       return (fr) => {
         const x = X(fr), y = Y(fr);
-        // Strings and ints are their own dict hash keys.
-        if (y instanceof Dict && (typeof x === "string" || typeof x === "number")) {
+        // Strings and ints are their own dict hash keys (a long string is charged for the comparison).
+        if (
+          y instanceof Dict &&
+          (typeof x === "number" || (typeof x === "string" && x.length <= LONG_KEY_LENGTH))
+        ) {
           return (y.getByHash(x) !== undefined) === want;
         }
         return slowBinary(fr[F_THREAD] as Thread, op, x, y, pos);

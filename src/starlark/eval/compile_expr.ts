@@ -12,6 +12,7 @@ import {
   Float,
   getIndex,
   List,
+  LONG_KEY_LENGTH,
   repr,
   slice,
   type Thread,
@@ -144,8 +145,8 @@ export function quickIndex(x: Value, i: Value): Value | undefined {
     } else if (x instanceof Dict) {
       return x.getByHash(i); // an int's hash key is the int itself
     }
-  } else if (typeof i === "string" && x instanceof Dict) {
-    return x.getByHash(i); // so is a string's
+  } else if (typeof i === "string" && x instanceof Dict && i.length <= LONG_KEY_LENGTH) {
+    return x.getByHash(i); // so is a string's (a long one is charged for the comparison)
   }
   return undefined;
 }

@@ -44,7 +44,10 @@ export function hashKey(v: Value): unknown {
     case "object":
       if (v === null) return null;
       if (v instanceof Float) return floatKey(v.value);
-      if (v instanceof Bytes) return "\u0101" + v.data;
+      if (v instanceof Bytes) {
+        if (v.data.length < CACHED_BYTES_KEY || bigKeysCached === 0) return "\u0101" + v.data;
+        return bigKeys.get(v) ?? "\u0101" + v.data;
+      }
       if (v instanceof Tuple) return rootTupleKey(v);
       if (v instanceof List || v instanceof Dict || v instanceof StarSet) {
         throw new UnhashableError(v.typeName);
@@ -65,7 +68,7 @@ function floatKey(f: number): unknown {
   return f; // non-integral: cannot equal any int; -0 and 0 are SameValueZero-equal
 }
 
-/** Tuples nested deeper than this are keyed by the explicit-stack loop of {@link deepTupleKey}. */
+/** Tuples nested deeper than this are keyed by the explicit-stack loop of {@link walkTupleKey}. */
 const RECURSIVE_KEY_DEPTH = 64;
 
 /**
@@ -98,6 +101,10 @@ export function tooDeepError(): UnhashableError {
 }
 
 function rootTupleKey(t: Tuple): string {
+  if (bigKeysCached > 0) {
+    const cached = bigKeys.get(t);
+    if (cached !== undefined) return cached;
+  }
   deepestElement = 0;
   const k = tupleKey(t);
   return deepestElement >= TOO_DEEP_LEVEL ? TOO_DEEP_KEY + k.slice(1) : k;
@@ -108,37 +115,93 @@ function tupleKey(t: Tuple, depth = 0): string {
   if (t.elems.length > 0 && depth + 1 > deepestElement) deepestElement = depth + 1;
   for (const e of t.elems) {
     const k = e instanceof Tuple
-      ? depth < RECURSIVE_KEY_DEPTH ? tupleKey(e, depth + 1) : deepTupleKey(e)
+      ? depth < RECURSIVE_KEY_DEPTH ? tupleKey(e, depth + 1) : walkTupleKey(e, undefined, depth + 1)
       : hashKey(e);
     s = appendKey(s, k);
   }
   return s + ")";
 }
 
-/** The key of a tuple of any depth (`t = (t,)` in a loop): a post-order walk with an explicit stack. */
-function deepTupleKey(root: Tuple): string {
+/**
+ * Keys of big tuples and bytes, built once (with polls, by {@link prepareKey}) and kept as long as their
+ * value lives: both are immutable, and a hashable tuple's elements are too, so a key never goes stale.
+ */
+const bigKeys = new WeakMap<Tuple | Bytes, string>();
+/** How many keys {@link bigKeys} was given: while none, a tuple's key skips the look-up. */
+let bigKeysCached = 0;
+/** Bytes shorter than this are keyed anew each time (cheaper than the cache's look-up). */
+const CACHED_BYTES_KEY = 64;
+/** Elements between two polls while a big tuple's key is built. */
+const KEY_POLL_ELEMENTS = 4096;
+
+/**
+ * Builds the key of a big tuple or bytes value ahead of {@link hashKey}, which then finds it cached; a tuple's
+ * elements are walked with `poll` called every few thousand of them, so that a key of millions of elements
+ * does not hold the thread between two polls. The caller has charged the work and the key's memory.
+ */
+export function prepareKey(v: Tuple | Bytes, poll: () => void): void {
+  if (bigKeys.has(v)) return;
+  let k: string;
+  if (v instanceof Bytes) k = "\u0101" + v.data;
+  else {
+    deepestElement = 0;
+    k = walkTupleKey(v, poll);
+    if (deepestElement >= TOO_DEEP_LEVEL) k = TOO_DEEP_KEY + k.slice(1);
+  }
+  k.charCodeAt(0); // flattened once, here, rather than by the first table that hashes it
+  bigKeys.set(v, k);
+  bigKeysCached++;
+}
+
+/** Whether {@link prepareKey} has built the key of `v`. */
+export function isKeyPrepared(v: Tuple | Bytes): boolean {
+  return bigKeysCached > 0 && bigKeys.has(v);
+}
+
+/**
+ * The key of a tuple of any depth and size (`t = (t,)` in a loop, a tuple of a million elements): a
+ * post-order walk with an explicit stack. Records the depth of the deepest element in
+ * {@link deepestElement}, counting the root's elements as depth 1 like {@link tupleKey} (`depth` is the
+ * root's own), and calls `poll` every {@link KEY_POLL_ELEMENTS} elements.
+ *
+ * Per level, the keys of a run of scalars are joined flat (one piece each would be three rope nodes), and
+ * a nested tuple's key is appended as a rope, not copied: a chain nested n deep stays linear to build.
+ */
+function walkTupleKey(root: Tuple, poll?: () => void, depth = 0): string {
   const tuples: Tuple[] = [root], next: number[] = [0], keys: string[] = ["\u0102("];
-  // The root's elements are deeper than RECURSIVE_KEY_DEPTH, past TOO_DEEP_LEVEL.
-  if (root.elems.length > 0) deepestElement = TOO_DEEP_LEVEL;
+  const runs: string[][] = [[]];
+  if (root.elems.length > 0 && depth + 1 > deepestElement) deepestElement = depth + 1;
+  let walked = 0;
   for (;;) {
     const top = tuples.length - 1;
     const t = tuples[top], i = next[top];
     if (i < t.elems.length) {
       next[top] = i + 1;
+      if (poll !== undefined && ++walked % KEY_POLL_ELEMENTS === 0) poll();
       const e = t.elems[i];
       if (e instanceof Tuple) {
         tuples.push(e);
         next.push(0);
         keys.push("\u0102(");
+        runs.push([]);
+        if (e.elems.length > 0 && depth + tuples.length > deepestElement) {
+          deepestElement = depth + tuples.length;
+        }
       } else {
-        keys[top] = appendKey(keys[top], hashKey(e));
+        runs[top].push(appendKey("", hashKey(e)));
       }
       continue;
     }
-    const s = keys.pop()! + ")";
+    const run = runs.pop()!;
+    const s = (run.length > 0 ? keys.pop()! + run.join("") : keys.pop()!) + ")";
     tuples.pop();
     next.pop();
     if (top === 0) return s;
+    const outer = runs[top - 1];
+    if (outer.length > 0) {
+      keys[top - 1] += outer.join("");
+      outer.length = 0;
+    }
     keys[top - 1] = appendKey(keys[top - 1], s);
   }
 }

@@ -64,6 +64,7 @@ export {
   extendList,
   HASH_POLL_MASK,
   insertSteps,
+  LONG_KEY_LENGTH,
   lookupSteps,
   SET_ENTRY_BYTES,
   SLOT_BYTES,

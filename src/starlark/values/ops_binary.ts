@@ -39,6 +39,7 @@ import {
 } from "./value.ts";
 import type { DictEntry, Thread, Value } from "./value.ts";
 import {
+  chargeCompactKeys,
   chargeInserts,
   chargeKeyHash,
   chargeSlots,
@@ -378,6 +379,7 @@ function percent(thread: Thread, x: Value, y: Value): Value {
 
 function copyDictInto(thread: Thread, z: Dict, src: Dict): void {
   chargeInserts(thread, src.size, z.size + src.size, ENTRY_BYTES);
+  if (z.size > 0) chargeCompactKeys(thread, src);
   if (z.assignCompact(src, "stop")) return;
   // The reference ignores the error of an insertion whose key comparison fails (a key too deep to
   // compare), and that insertion ends the copy.

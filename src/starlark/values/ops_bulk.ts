@@ -13,8 +13,8 @@
  *
  * @module
  */
-import { ResourceError, Tuple } from "./value.ts";
-import type { List, Thread, Value } from "./value.ts";
+import { Bytes, isKeyPrepared, prepareKey, ResourceError, Tuple } from "./value.ts";
+import type { Dict, List, Thread, Value } from "./value.ts";
 
 /** Bytes charged per element slot that an operation creates. */
 export const SLOT_BYTES = 8;
@@ -144,29 +144,94 @@ export function copyMap<K, V>(thread: Thread, dst: Map<K, V>, src: ReadonlyMap<K
 export function eachEntry<K, V>(thread: Thread, src: ReadonlyMap<K, V>, f: (k: K, v: V) => void): void {
   let i = 0;
   for (const [k, v] of src) {
+    chargeKeyCompare(thread, k);
     f(k, v);
     if ((++i & HASH_POLL_MASK) === 0) thread.poll();
   }
 }
 
-/** Steps per element of a tuple used as a hash key (its key string is built from every element). */
-const STEPS_PER_KEY_ELEMENT = 4;
+/**
+ * Charges a lookup of the key `hk` (as {@link hashKey} makes it) in a table that may hold an equal key:
+ * the two are compared whole, n/64 steps for a long one. A string's own key is itself; a bytes value's or a
+ * tuple's is a wide string built from its content.
+ */
+export function chargeKeyCompare(thread: Thread, hk: unknown): void {
+  if (typeof hk === "string" && hk.length > LONG_KEY_LENGTH) thread.charge(hk.length >>> 6);
+}
 
 /**
- * Charges the hashing of `key` before a lookup or insertion: nothing for scalars, which are their own
- * keys, but a tuple's key is built from all its elements (nested tuples and string bytes included).
+ * Charges the key comparisons of copying a compact dict `src` into a table that may hold equal keys (a
+ * dict in hash table form is charged per entry as {@link eachEntry} walks it).
+ */
+export function chargeCompactKeys(thread: Thread, src: Dict): void {
+  const triples = src.compactTriples();
+  if (triples === null) return;
+  for (let i = 0; i < triples.length; i += 3) chargeKeyCompare(thread, triples[i]);
+}
+
+/** Steps per element of a tuple used as a hash key (its key string is built from every element). */
+const STEPS_PER_KEY_ELEMENT = 4;
+/** Steps per element of a big tuple's key (built piece by piece, ~250 ns an element at a million). */
+const STEPS_PER_BIG_KEY_ELEMENT = 16;
+/** Elements (nested ones included) from which a tuple's key is built with polls and kept with the tuple. */
+const BIG_KEY_ELEMENTS = 4096;
+/** Key bytes up to which a tuple's key is not charged as memory: a bounded amount per lookup. */
+const FREE_KEY_BYTES = 512;
+/** Estimated key characters per non-string element (a tag, digits, a separator). */
+const KEY_CHARS_PER_ELEMENT = 24;
+/** Transient bytes per element while a big key is built (its piece, and the piece's slot). */
+const BIG_KEY_PIECE_BYTES = 32;
+/** Strings and bytes longer than this are charged for the comparison with an equal key in a table. */
+export const LONG_KEY_LENGTH = 256;
+
+/**
+ * Charges the hashing of `key` before a lookup or insertion. A string is its own key, and V8 keeps its
+ * hash, but a table holding an equal string compares the two whole: n/64 steps for a long one. A bytes
+ * value's key is a copy of its data behind a wide character (two bytes a character): built once per value
+ * (n/16 steps and its memory) and compared like a string's. A tuple's key is built from every element
+ * (nested tuples and string bytes included): 4 steps an element, and its memory when it is more than a
+ * few hundred bytes, since a table keeps it with the entry. A big tuple's key is built here, with polls,
+ * and kept with the tuple (see {@link prepareKey}).
  */
 export function chargeKeyHash(thread: Thread, key: Value): void {
+  if (typeof key === "string") {
+    if (key.length > LONG_KEY_LENGTH) thread.charge(key.length >>> 6);
+    return;
+  }
+  if (key instanceof Bytes) {
+    const n = key.data.length;
+    if (n <= LONG_KEY_LENGTH) return;
+    if (!isKeyPrepared(key)) {
+      thread.charge(n >>> 4);
+      thread.allocate(2 * n + 32);
+      prepareKey(key, () => thread.poll());
+    }
+    thread.charge(n >>> 6);
+    return;
+  }
   if (!(key instanceof Tuple)) return;
-  let steps = 0;
+  let elements = 0, text = 0;
   const stack: Tuple[] = [key];
   while (stack.length > 0) {
     const t = stack.pop()!;
-    steps += STEPS_PER_KEY_ELEMENT * t.elems.length;
+    elements += t.elems.length;
     for (const e of t.elems) {
       if (e instanceof Tuple) stack.push(e);
-      else if (typeof e === "string") steps += e.length >>> 4;
+      else if (typeof e === "string") text += e.length;
+      else if (e instanceof Bytes) text += e.data.length;
     }
   }
-  thread.charge(steps);
+  const chars = text + KEY_CHARS_PER_ELEMENT * elements;
+  if (elements < BIG_KEY_ELEMENTS) {
+    thread.charge(STEPS_PER_KEY_ELEMENT * elements + (text >>> 4));
+    if (2 * chars > FREE_KEY_BYTES) thread.allocate(2 * chars);
+    return;
+  }
+  if (isKeyPrepared(key)) {
+    thread.charge(chars >>> 5); // comparing with an equal key
+    return;
+  }
+  thread.charge(STEPS_PER_BIG_KEY_ELEMENT * elements + (text >>> 4));
+  thread.allocate(2 * chars + BIG_KEY_PIECE_BYTES * elements);
+  prepareKey(key, () => thread.poll());
 }

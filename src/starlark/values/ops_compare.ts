@@ -15,7 +15,7 @@
 import { intFloatCmp } from "./int.ts";
 import { Bytes, Dict, EvalError, Float, hashKey, List, Range, StarSet, Tuple, typeName } from "./value.ts";
 import type { Thread, Value } from "./value.ts";
-import { lookupSteps, SLOTS_PER_STEP } from "./ops_bulk.ts";
+import { chargeKeyCompare, lookupSteps, SLOTS_PER_STEP } from "./ops_bulk.ts";
 import { isTooDeepKey } from "./dict.ts";
 
 /** The reference's `CompareLimit`: maximum nesting depth of a recursive comparison. */
@@ -100,7 +100,11 @@ function equalsDepth(x: Value, y: Value, depth: number, thread: Thread | undefin
   if (x instanceof List) return y instanceof List && seqEqual(x.elems, y.elems, depth, thread);
   if (x instanceof Tuple) return y instanceof Tuple && seqEqual(x.elems, y.elems, depth, thread);
   if (x instanceof Dict) return y instanceof Dict && dictEqual(x, y, depth, thread);
-  if (x instanceof Bytes) return y instanceof Bytes && x.data === y.data;
+  if (x instanceof Bytes) {
+    if (!(y instanceof Bytes)) return false;
+    if (thread !== undefined) chargeStringCompare(thread, x.data, y.data);
+    return x.data === y.data;
+  }
   if (x instanceof StarSet) return y instanceof StarSet && setEqual(x, y, thread);
   if (x instanceof Range) return y instanceof Range && rangeEqual(x, y);
   if (typeof y !== "object" || y === null || typeName(x) !== typeName(y)) return false;
@@ -139,6 +143,7 @@ function dictEqual(x: Dict, y: Dict, depth: number, thread: Thread | undefined):
     const ks = x.keys(), vs = x.valueList();
     for (let i = 0; i < ks.length; i++) {
       const hk = hashKey(ks[i]);
+      if (thread !== undefined) chargeKeyCompare(thread, hk);
       const f = y.getByHash(hk);
       // The reference ignores a failed lookup (a key too deep to compare): not found, so not equal.
       if (f === undefined || isTooDeepKey(hk)) return false;
@@ -147,6 +152,7 @@ function dictEqual(x: Dict, y: Dict, depth: number, thread: Thread | undefined):
     return true;
   }
   for (const [k, e] of x.map) {
+    if (thread !== undefined) chargeKeyCompare(thread, k);
     const f = y.map.get(k);
     // The reference ignores a failed lookup (a key too deep to compare): not found, so not equal.
     if (f === undefined || isTooDeepKey(k)) return false;
@@ -159,7 +165,10 @@ function setEqual(x: StarSet, y: StarSet, thread: Thread | undefined): boolean {
   if (x.size !== y.size) return false;
   if (thread !== undefined && x.size > 64) thread.charge(x.size * lookupSteps(x.size));
   // As for dicts, a lookup that fails (a key too deep to compare) is a key not found.
-  for (const k of x.map.keys()) if (!y.map.has(k) || isTooDeepKey(k)) return false;
+  for (const k of x.map.keys()) {
+    if (thread !== undefined) chargeKeyCompare(thread, k);
+    if (!y.map.has(k) || isTooDeepKey(k)) return false;
+  }
   return true;
 }
 
@@ -234,7 +243,7 @@ export function compare(op: CompareOp, x: Value, y: Value, thread?: Thread): boo
   }
   if (x instanceof StarSet && y instanceof StarSet) {
     if (thread !== undefined) thread.charge(Math.min(x.size, y.size) * lookupSteps(Math.max(x.size, y.size)));
-    return setCompare(op, x, y);
+    return setCompare(op, x, y, thread);
   }
   return threeway(op, cmpDepth(op, x, y, COMPARE_LIMIT, thread));
 }
@@ -248,21 +257,22 @@ export function chargeStringCompare(thread: Thread, x: string, y: string): void 
   if (n >= 64) thread.charge(n >>> 6);
 }
 
-function setCompare(op: CompareOp, x: StarSet, y: StarSet): boolean {
+function setCompare(op: CompareOp, x: StarSet, y: StarSet, thread: Thread | undefined): boolean {
   switch (op) {
     case "<":
-      return x.size < y.size && isSubset(x, y);
+      return x.size < y.size && isSubset(x, y, thread);
     case "<=":
-      return x.size <= y.size && isSubset(x, y);
+      return x.size <= y.size && isSubset(x, y, thread);
     case ">":
-      return x.size > y.size && isSubset(y, x);
+      return x.size > y.size && isSubset(y, x, thread);
     default:
-      return x.size >= y.size && isSubset(y, x);
+      return x.size >= y.size && isSubset(y, x, thread);
   }
 }
 
-function isSubset(x: StarSet, y: StarSet): boolean {
+function isSubset(x: StarSet, y: StarSet, thread: Thread | undefined): boolean {
   for (const k of x.map.keys()) {
+    if (thread !== undefined) chargeKeyCompare(thread, k);
     if (!y.map.has(k)) return false;
     // The reference's lookup compares the keys, which fails for keys too deep to compare.
     if (isTooDeepKey(k)) throw depthError();
@@ -282,7 +292,7 @@ export function compareValues(x: Value, y: Value, thread?: Thread): number {
     return x < y ? -1 : x > y ? 1 : 0;
   }
   if (x instanceof StarSet && y instanceof StarSet) {
-    return setCompare("<", x, y) ? -1 : setCompare("<", y, x) ? 1 : 0;
+    return setCompare("<", x, y, thread) ? -1 : setCompare("<", y, x, thread) ? 1 : 0;
   }
   return cmpDepth("<", x, y, COMPARE_LIMIT, thread);
 }
@@ -313,9 +323,12 @@ function cmpDepth(op: CompareOp, x: Value, y: Value, depth: number, thread: Thre
   }
   if (x instanceof List && y instanceof List) return seqCmp(op, x.elems, y.elems, depth, thread);
   if (x instanceof Tuple && y instanceof Tuple) return seqCmp(op, x.elems, y.elems, depth, thread);
-  if (x instanceof Bytes && y instanceof Bytes) return x.data < y.data ? -1 : x.data > y.data ? 1 : 0;
+  if (x instanceof Bytes && y instanceof Bytes) {
+    if (thread !== undefined) chargeStringCompare(thread, x.data, y.data);
+    return x.data < y.data ? -1 : x.data > y.data ? 1 : 0;
+  }
   if (x instanceof StarSet && y instanceof StarSet) {
-    return setCompare("<", x, y) ? -1 : setCompare("<", y, x) ? 1 : 0;
+    return setCompare("<", x, y, thread) ? -1 : setCompare("<", y, x, thread) ? 1 : 0;
   }
   const cmp = (x as { starlarkCompare?: (y: Value) => number } | null)?.starlarkCompare;
   if (typeof cmp === "function" && y !== null && typeof y === "object" && typeName(x) === typeName(y)) {

@@ -22,6 +22,7 @@ import {
 } from "./value.ts";
 import type { Kwargs, Thread, Value } from "./value.ts";
 import {
+  chargeCompactKeys,
   chargeInserts,
   chargeKeyHash,
   chargeSlots,
@@ -207,6 +208,7 @@ export function updateDict(thread: Thread, d: Dict, args: Value[], kwargs: Kwarg
       if (src.size > 0) {
         checkHashMutable(d, "insert into");
         chargeInserts(thread, src.size, d.size + src.size, ENTRY_BYTES);
+        if (d.size > 0) chargeCompactKeys(thread, src);
         // `d.update(d)` changes nothing (every key is present, with its own value); any other source
         // is read in place, without a copy of its entries.
         if (src !== d && !hashing(() => d.assignCompact(src, "fail"))) {
