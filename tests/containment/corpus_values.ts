@@ -392,6 +392,63 @@ export const TUPLES: readonly HostileProgram[] = [
 /** Hostile programs: dicts. */
 export const DICTS: readonly HostileProgram[] = [
   {
+    name: "dict-key-equal-long-string",
+    kind: "dict",
+    source: main(
+      's = "x" * 8000000',
+      's2 = s[:-1] + "x"',
+      "d = {s: 1}",
+      "n = 0",
+      "for i in range(1000000):",
+      "    n += d[s2] + int(s2 in d)",
+      "return n",
+    ),
+    expect: LIMIT,
+    why: "each lookup compares an 8 MB key with the equal but distinct one in the table",
+  },
+  {
+    name: "dict-key-long-bytes",
+    kind: "bytes",
+    source: main(
+      'b = b"x" * 8000000',
+      "d = {b: 1}",
+      "n = 0",
+      "for i in range(1000000):",
+      "    n += d[b]",
+      "return n",
+    ),
+    expect: LIMIT,
+    why: "a bytes key is a wide copy of its data; rebuilt at every lookup it would be 16 MB each",
+  },
+  {
+    name: "dict-tuple-keys-keep-copies",
+    kind: "dict",
+    source: main(
+      's = "x" * 1000000',
+      "d = {}",
+      "for i in range(100000):",
+      "    d[(s, i)] = i",
+      "return len(d)",
+    ),
+    expect: LIMIT,
+    why: "every tuple key the table keeps holds a 2 MB wide copy of the string",
+  },
+  {
+    name: "dict-equal-long-keys",
+    kind: "dict",
+    source: main(
+      's = "x" * 2000000',
+      "a = {s + str(i): i for i in range(8)}",
+      "b = {s + str(i): i for i in range(8)}",
+      "n = 0",
+      "for i in range(1000000):",
+      "    n += int(a == b) + len(a | b)",
+      "return n",
+    ),
+    expect: LIMIT,
+    why: "each comparison and union reads 16 MB of equal but distinct keys",
+  },
+  {
     name: "dict-growth",
     kind: "dict",
     source: main("d = {}", "for i in range(100000000):", '    d[i] = "v"', "return len(d)"),
