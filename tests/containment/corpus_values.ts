@@ -132,6 +132,32 @@ export const INTS: readonly HostileProgram[] = [
     why: "int() of 20M decimal digits is super-linear",
   },
   {
+    name: "float-parse-digits",
+    kind: "string",
+    source: main(
+      's = "0." + "7" * 20000000',
+      "n = 0",
+      "for i in range(1000):",
+      "    n += int(float(s) * 10)",
+      "return n",
+    ),
+    expect: LIMIT,
+    why: "float() of 20M digits reads them all: one native pass would hold the thread ~100 ms",
+  },
+  {
+    name: "json-float-digits",
+    kind: "json",
+    source: main(
+      's = "[1." + "3" * 10000000 + "]"',
+      "n = 0",
+      "for i in range(1000):",
+      "    n += len(json.decode(s))",
+      "return n",
+    ),
+    expect: LIMIT,
+    why: "json.decode of a float literal of 10M digits",
+  },
+  {
     name: "int-dict-keys-huge",
     kind: "int",
     source: main("d = {}", ...bigInt("x", 14), "for i in range(2000):", "    d[x + i] = i", "return len(d)"),

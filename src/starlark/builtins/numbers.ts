@@ -13,9 +13,11 @@ import {
   intTooLarge,
   type Kwargs,
   linearResult,
+  LONG_FLOAT_TEXT,
   noKwargs,
   normInt,
   parseDecimal,
+  parseLongDecimal,
   type Thread,
   typeName,
   unpackArgs,
@@ -127,6 +129,7 @@ export function parseIntLiteral(s: string, base: number, thread?: Thread): numbe
 const DEC = "[0-9]+(?:_[0-9]+)*";
 const HEX = "[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*";
 const DECIMAL_FLOAT = new RegExp(`^[+-]?(?:${DEC}(?:\\.(?:${DEC})?)?|\\.${DEC})(?:[eE][+-]?${DEC})?$`);
+const HEX_PREFIX = /^[+-]?0[xX]/;
 const HEX_FLOAT = new RegExp(`^([+-]?)0[xX](_?${HEX}(?:\\.(?:${HEX})?)?|\\.${HEX})[pP]([+-]?${DEC})$`);
 
 /** Rounds `m * 2^e` (m > 0) to the nearest double, ties to even, including subnormals and overflow. */
@@ -228,13 +231,18 @@ export function floatBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Val
   if (typeof x === "string") {
     if (x === "") throw new EvalError("float: empty string");
     chargeBytes(thread, x.length);
-    const lower = x.toLowerCase();
+    const lower = x.length <= 9 ? x.toLowerCase() : ""; // "+infinity" is the longest name
     if (lower === "inf" || lower === "+inf" || lower === "infinity" || lower === "+infinity") {
       return new Float(Infinity);
     }
     if (lower === "-inf" || lower === "-infinity") return new Float(-Infinity);
     if (lower === "nan" || lower === "+nan" || lower === "-nan") return new Float(NaN);
-    const f = parseFloatLiteral(x);
+    // A long decimal text is scanned with polls (see float_parse.ts); a long hex one is rare and linear.
+    let f: number | undefined;
+    if (x.length > LONG_FLOAT_TEXT && !HEX_PREFIX.test(x)) {
+      thread.charge(x.length >>> 2); // a JS loop over the text
+      f = parseLongDecimal(x, () => thread.poll(), true);
+    } else f = parseFloatLiteral(x);
     if (f !== undefined && !Number.isFinite(f)) throw new EvalError("floating-point number too large");
     if (f === undefined) throw new EvalError(`invalid float literal: ${x}`);
     return new Float(f);

@@ -9,8 +9,10 @@ import {
   Dict,
   Float,
   List,
+  LONG_FLOAT_TEXT,
   normInt,
   parseDecimal,
+  parseLongDecimal,
   TEXT_POLL_CHUNK,
   type Thread,
   typeName,
@@ -21,6 +23,9 @@ import { FAST_UNQUOTE_MAX, unquoteJSONString, unquoteSpan } from "./json_strings
 
 /** Bytes charged when an array or object opens: its entries on the parser's frame arrays. */
 const OPEN_FRAME_BYTES = 32;
+
+/** A number literal's scan polls where its offset is a multiple of this + 1. */
+const NUMBER_POLL_MASK = 0xffff;
 
 /** Number literals longer than this many digits are charged quadratically (BigInt parsing is superlinear). */
 const BIG_NUMBER_DIGITS = 1000;
@@ -406,6 +411,7 @@ export class Decoder {
     let j = start + 1;
     for (; j < this.n; j++) {
       const c = s.charCodeAt(j);
+      if ((j & NUMBER_POLL_MASK) === 0) this.thread.poll(); // a number of millions of digits
       if (c >= 0x30 && c <= 0x39) continue;
       if (c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d) isFloat = true;
       else break;
@@ -422,7 +428,7 @@ export class Decoder {
       for (let k = d; k < j; k++) x = x * 10 + (s.charCodeAt(k) - 0x30);
       return d > start && x !== 0 ? -x : x; // "-0" is the int 0
     }
-    if (isFloat) {
+    if (isFloat && j - start <= 40) {
       const x = simpleDecimal(s, start, j);
       if (x === x) {
         this.alloc(VALUE_BYTES);
@@ -431,8 +437,13 @@ export class Decoder {
     }
     const num = s.slice(start, j);
     if (isFloat) {
-      chargeBigDigits(this.thread, num.length);
-      const x = FLOAT_RE.test(num) ? Number(num) : NaN;
+      // A float's digits are read twice, in JS loops (float_parse.ts), but not converted like a big int's.
+      this.thread.charge(num.length >>> 2);
+      const x = num.length > LONG_FLOAT_TEXT
+        ? parseLongDecimal(num, () => this.thread.poll(), false) ?? NaN
+        : FLOAT_RE.test(num)
+        ? Number(num)
+        : NaN;
       if (!Number.isFinite(x)) this.fail(`invalid number: ${num}`);
       this.alloc(VALUE_BYTES);
       return new Float(x);

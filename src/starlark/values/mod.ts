@@ -53,6 +53,7 @@ export {
   unary,
 } from "./ops.ts";
 export type { ValueIterator } from "./ops.ts";
+export { LONG_FLOAT_TEXT, parseLongDecimal } from "./float_parse.ts";
 export { MAX_STRING_LENGTH, tooLongString } from "./ops_binary.ts";
 export {
   chargeInserts,
