@@ -5,6 +5,7 @@
  * doubles, and texts a digit past 800 away from them, where dropping digits would round the wrong way.
  */
 import assert from "node:assert/strict";
+import { seededRandom as rng } from "../seeded_random_test.ts";
 import { parseLongDecimal } from "./float_parse.ts";
 
 // Go's decimal literal syntax, as `float()` checks it for short texts (builtins/numbers.ts).
@@ -13,16 +14,6 @@ const GO_DECIMAL = new RegExp(`^[+-]?(?:${DEC}(?:\\.(?:${DEC})?)?|\\.${DEC})(?:[
 
 function reference(s: string): number | undefined {
   return GO_DECIMAL.test(s) ? Number(s.replaceAll("_", "")) : undefined;
-}
-
-function rng(seed: number): () => number {
-  let x = seed | 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
 }
 
 function digits(r: () => number, n: number, underscores: boolean): string {

@@ -5,22 +5,12 @@
  * must be built with polls, with the same key as the plain path builds.
  */
 import assert from "node:assert/strict";
+import { seededRandom as rng } from "../seeded_random_test.ts";
 import { call } from "./call.ts";
 import { execFile } from "../mod.ts";
 import { chargeKeyHash } from "./ops_bulk.ts";
 import { Bytes, Float, hashKey, List, ResourceError, Thread, Tuple } from "./value.ts";
 import type { Value } from "./value.ts";
-
-/** A small deterministic generator (xorshift), so a failure names its seed. */
-function rng(seed: number): () => number {
-  let x = seed | 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 /** A random hashable tuple: scalars of every key kind, nested tuples, some of them long. */
 function randomTuple(r: () => number, size: number, depth: number): Tuple {
