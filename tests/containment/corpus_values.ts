@@ -418,6 +418,19 @@ export const TUPLES: readonly HostileProgram[] = [
 /** Hostile programs: dicts. */
 export const DICTS: readonly HostileProgram[] = [
   {
+    name: "dict-popitem-drain",
+    kind: "dict",
+    source: main(
+      "d = {i: i for i in range(600000)}",
+      "n = 0",
+      "for i in range(600000):",
+      "    n += d.popitem()[0]",
+      "return n",
+    ),
+    expect: ["ok", "resource_limit"],
+    why: "each popitem walks the slots its predecessors emptied unless the front is remembered (O(n²))",
+  },
+  {
     name: "dict-key-equal-long-string",
     kind: "dict",
     source: main(

@@ -103,10 +103,10 @@ const pop: DictFn = (thread, d, args, kwargs, name) => {
 
 const popitem: DictFn = (_thread, d, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
-  const key = d.firstKey();
-  if (key === undefined) throw new EvalError(`${name}: empty dict`);
-  const v = named(name, () => dictDelete(d, key)) as Value;
-  return new Tuple([key, v]);
+  if (d.size === 0) throw new EvalError(`${name}: empty dict`);
+  named(name, () => checkHashMutable(d, "delete from"));
+  const e = named(name, () => hashing(() => d.popFirst()))!;
+  return new Tuple([e.key, e.value]);
 };
 
 const setdefault: DictFn = (thread, d, args, kwargs, name) => {

@@ -155,11 +155,9 @@ const discard: SetFn = (thread, s, args, kwargs, name) => {
 
 const pop: SetFn = (_thread, s, args, kwargs, name) => {
   checkPositional(name, args, kwargs, 0, 0);
-  const first = s.map.entries().next();
-  if (first.done) throw new EvalError(`${name}: empty set`);
+  if (s.size === 0) throw new EvalError(`${name}: empty set`);
   named(name, () => checkHashMutable(s, "delete from"));
-  named(name, () => hashing(() => s.deleteByHash(first.value[0])));
-  return first.value[1];
+  return named(name, () => hashing(() => s.popFirst()))!;
 };
 
 const remove: SetFn = (thread, s, args, kwargs, name) => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Dict, Float, hashKey, Tuple, UnhashableError } from "./value.ts";
 import type { Value } from "./value.ts";
 import { List } from "./value.ts";
+import { seededRandom } from "../seeded_random_test.ts";
 
 function entries(d: Dict): [Value, Value][] {
   const out: [Value, Value][] = [];
@@ -10,7 +11,9 @@ function entries(d: Dict): [Value, Value][] {
 }
 
 /** The same operations on a Dict and on a model (an array of pairs compared by hash key). */
-function check(ops: (["set", Value, Value] | ["del", Value] | ["map"])[]): void {
+type Op = ["set", Value, Value] | ["del", Value] | ["map"] | ["popFirst"] | ["clear"];
+
+function check(ops: Op[]): void {
   const d = new Dict();
   const model: [Value, Value][] = [];
   const find = (k: Value) => model.findIndex(([mk]) => hashKey(mk) === hashKey(k));
@@ -24,6 +27,13 @@ function check(ops: (["set", Value, Value] | ["del", Value] | ["map"])[]): void 
       const i = find(op[1]);
       const want = i >= 0 ? model.splice(i, 1)[0][1] : undefined;
       assert.equal(d.deleteUnchecked(op[1]), want);
+    } else if (op[0] === "popFirst") {
+      const want = model.shift();
+      const got = d.popFirst();
+      assert.deepEqual(got === undefined ? undefined : [got.key, got.value], want);
+    } else if (op[0] === "clear") {
+      model.length = 0;
+      d.clearUnchecked();
     } else {
       // Reading the map converts a compact dict; its contents and order must not change.
       assert.deepEqual([...d.map.values()].map((e) => [e.key, e.value]), model);
@@ -39,6 +49,24 @@ Deno.test("Dict: compact dicts keep insertion order through updates and deletion
   check([["set", "a", 1], ["set", "b", 2], ["set", "a", 3], ["del", "a"], ["set", "a", 4], ["del", "zz"]]);
 });
 
+Deno.test("Dict: popping the first entry, between insertions, deletions and re-insertions, follows the order", () => {
+  // popFirst parks an iterator at the table's front: what is added, deleted or re-added behind it, or
+  // cleared, must still come out in insertion order.
+  const rnd = seededRandom(3);
+  for (let round = 0; round < 20; round++) {
+    const ops: Op[] = [];
+    for (let i = 0; i < 400; i++) {
+      const r = rnd(), k = Math.floor(rnd() * 30);
+      if (r < 0.4) ops.push(["set", k, i]);
+      else if (r < 0.65) ops.push(["popFirst"]);
+      else if (r < 0.85) ops.push(["del", k]);
+      else if (r < 0.87) ops.push(["clear"]);
+      else ops.push(["map"]);
+    }
+    check(ops);
+  }
+});
+
 Deno.test("Dict: growing past the compact size keeps order and values", () => {
   const ops: (["set", Value, Value] | ["del", Value])[] = [];
   for (let i = 0; i < 20; i++) ops.push(["set", `k${i}`, i]);
@@ -48,7 +76,7 @@ Deno.test("Dict: growing past the compact size keeps order and values", () => {
 });
 
 Deno.test("Dict: reading map converts once, then the map is the dict", () => {
-  const ops: (["set", Value, Value] | ["del", Value] | ["map"])[] = [
+  const ops: Op[] = [
     ["set", 1, "x"],
     ["set", "1", "y"],
     ["map"],
