@@ -1,7 +1,8 @@
 /**
  * Long operations poll the interrupt hook from inside, not only before they start: every loop written in
  * JS over a long text (hashing, quoting, JSON, whitespace splitting, case mapping, transcoding, strided
- * slicing) and every long build of text from pieces. The checks count polls per megabyte, so they do
+ * slicing), every long build of text from pieces (`%` formatting included), and the sorts of millions of
+ * values. The checks count polls per megabyte, so they do
  * not depend on the speed of the machine.
  */
 import assert from "node:assert/strict";
@@ -45,11 +46,17 @@ const cases: [string, string][] = [
   ['"ab c" * (MB // 4)', "s[::2]"],
   ['b"ab\\xff" * (MB // 3)', "str(s)"],
   ['"é\\n\\x01" * (MB // 4)', "str(s.codepoint_ords())"],
+  ['"%d" * (MB // 8)', "s % tuple(range(MB // 8))"],
+  ['"%%" * (MB // 2)', "s % ()"],
+  ["[i * 7919 % 1000003 for i in range(MB)]", "sorted(s)"],
+  ["[(i * 7919 % 1000003) * 0.5 for i in range(MB // 2)]", "sorted(s, reverse=True)"],
+  ["[str(i * 7919 % 1000003) for i in range(MB // 4)]", "sorted(s)"],
+  ["[(i % 7, str(i)) for i in range(MB // 4)]", "sorted(s)"],
 ];
 
 Deno.test("polling: long text loops poll the interrupt hook every few tens of kilobytes", () => {
   for (const [init, expr] of cases) {
-    const polls = pollsDuring(init.replace("MB", String(MB)), expr);
+    const polls = pollsDuring(init.replaceAll("MB", String(MB)), expr.replaceAll("MB", String(MB)));
     // One poll per 32 KiB of input at least (the input is ~1 MB): 16 leaves room for loops that take
     // two bytes per step.
     assert.ok(polls >= 16, `${expr} on ${init}: ${polls} polls`);

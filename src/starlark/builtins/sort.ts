@@ -28,6 +28,7 @@ import {
   Tuple,
   type Value,
 } from "../values/mod.ts";
+import { sortIndicesByNumber, sortStrings } from "./merge_sort.ts";
 
 /**
  * The sort keys of `values`: `key(v)` for each value, in order, charged as one slot per value. One-
@@ -69,18 +70,21 @@ export function sortByKeys(
 ): Value[] {
   const n = keys.length;
   if (keys === values && n >= 2) {
-    const sorted = sortShortStrings(values);
+    const sorted = sortShortStrings(thread, values);
     if (sorted !== undefined) return reverse ? sorted.reverse() : sorted;
   }
   const order = n < 2 ? null : rankOrder(thread, keys, reverse) ?? comparatorOrder(thread, keys, reverse);
+  if (order === null) return values.slice();
   const out: Value[] = [];
-  if (order === null) {
-    for (let i = 0; i < n; i++) out.push(values[i]);
-  } else {
-    for (let i = 0; i < n; i++) out.push(values[order[i]]);
+  for (let i = 0; i < n; i++) {
+    if ((i & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
+    out.push(values[order[i]]);
   }
   return out;
 }
+
+/** The linear passes over millions of keys poll once per this many keys, plus one. */
+const LOOP_POLL_MASK = 0xffff;
 
 /** Strings shorter than this are sorted directly by {@link sortShortStrings}. */
 const SHORT_STRING = 64;
@@ -91,12 +95,12 @@ const SHORT_STRING = 64;
  * values themselves (byte order, as JS compares binary strings by code unit) is the stable sort, with no
  * ranks to compute; and strings that short are charged nothing beyond the caller's n·log n, by either path.
  */
-function sortShortStrings(values: readonly Value[]): Value[] | undefined {
+function sortShortStrings(thread: Thread, values: readonly Value[]): Value[] | undefined {
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (typeof v !== "string" || v.length >= SHORT_STRING) return undefined;
   }
-  return values.slice().sort();
+  return sortStrings(values as readonly string[], () => thread.poll());
 }
 
 /** The generic path: a stable comparison sort of indices; a failure is replayed for the reference's error. */
@@ -145,11 +149,13 @@ function rankOrder(thread: Thread, keys: readonly Value[], reverse: boolean): In
   if (!(first instanceof Tuple)) {
     let kind = K_NONE;
     for (let i = 0; i < n; i++) kind |= kindOf(keys[i]);
+    thread.poll();
     if (!singleKind(kind)) return null;
-    return countingPass(null, rankColumn(thread, keys, -1, kind, reverse));
+    return countingPass(thread, null, rankColumn(thread, keys, -1, kind, reverse));
   }
   let width = 0;
   for (let i = 0; i < n; i++) {
+    if ((i & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
     const k = keys[i];
     if (!(k instanceof Tuple)) return null;
     if (k.elems.length > width) width = k.elems.length;
@@ -159,6 +165,7 @@ function rankOrder(thread: Thread, keys: readonly Value[], reverse: boolean): In
   for (let c = 0; c < width; c++) {
     let kind = K_NONE;
     for (let i = 0; i < n; i++) {
+      if ((i & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
       const e = (keys[i] as Tuple).elems;
       if (c < e.length) kind |= kindOf(e[c]);
     }
@@ -168,7 +175,7 @@ function rankOrder(thread: Thread, keys: readonly Value[], reverse: boolean): In
   // Least significant position first; each pass is stable, so earlier positions take precedence.
   let order: Int32Array | null = null; // all tuples empty (width 0): the generic path keeps them in order
   for (let c = width - 1; c >= 0; c--) {
-    order = countingPass(order, rankColumn(thread, keys, c, kinds[c], reverse));
+    order = countingPass(thread, order, rankColumn(thread, keys, c, kinds[c], reverse));
   }
   return order;
 }
@@ -177,10 +184,11 @@ function rankOrder(thread: Thread, keys: readonly Value[], reverse: boolean): In
  * The values at position `c` of every key (the keys themselves when `c < 0`); `undefined` where a tuple
  * is too short.
  */
-function column(keys: readonly Value[], c: number): readonly (Value | undefined)[] {
+function column(thread: Thread, keys: readonly Value[], c: number): readonly (Value | undefined)[] {
   if (c < 0) return keys;
   const out: (Value | undefined)[] = [];
   for (let i = 0; i < keys.length; i++) {
+    if ((i & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
     const e = (keys[i] as Tuple).elems;
     out.push(c < e.length ? e[c] : undefined);
   }
@@ -204,12 +212,12 @@ function rankColumn(
   kind: number,
   reverse: boolean,
 ): Ranks {
-  const col = column(keys, c);
+  const col = column(thread, keys, c);
   const ranks = kind === K_STR
     ? rankStrings(thread, col as readonly (string | undefined)[])
     : kind === K_INT
-    ? rankInts(col as readonly (number | undefined)[])
-    : rankNumbers(col as readonly (number | Float | undefined)[]);
+    ? rankInts(thread, col as readonly (number | undefined)[])
+    : rankNumbers(thread, col as readonly (number | Float | undefined)[]);
   if (reverse) {
     const r = ranks.r, max = ranks.max;
     for (let i = 0; i < r.length; i++) r[i] = max - r[i];
@@ -217,7 +225,7 @@ function rankColumn(
   return ranks;
 }
 
-function rankInts(col: readonly (number | undefined)[]): Ranks {
+function rankInts(thread: Thread, col: readonly (number | undefined)[]): Ranks {
   const n = col.length;
   let min = Infinity, max = -Infinity;
   for (let i = 0; i < n; i++) {
@@ -227,7 +235,7 @@ function rankInts(col: readonly (number | undefined)[]): Ranks {
     if (v > max) max = v;
   }
   // Ints in a narrow range: the offset from the minimum is already a rank.
-  if (max - min > 2 * n + 1024) return rankNumbers(col);
+  if (max - min > 2 * n + 1024) return rankNumbers(thread, col);
   const r = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const v = col[i];
@@ -236,32 +244,29 @@ function rankInts(col: readonly (number | undefined)[]): Ranks {
   return { r, max: max - min + 1 };
 }
 
-function rankNumbers(col: readonly (number | Float | undefined)[]): Ranks {
+function rankNumbers(thread: Thread, col: readonly (number | Float | undefined)[]): Ranks {
   const n = col.length;
   const vals = new Float64Array(n);
+  const present = new Int32Array(n);
   let m = 0;
   for (let i = 0; i < n; i++) {
     const v = col[i];
-    if (v !== undefined) vals[m++] = typeof v === "number" ? v : v.value;
+    if (v === undefined) continue;
+    vals[i] = typeof v === "number" ? v : v.value;
+    present[m++] = i;
   }
-  const sorted = vals.subarray(0, m).sort();
-  // Distinct values (-0 and 0 are one value, as they are equal).
-  let d = 0;
-  for (let i = 0; i < m; i++) if (d === 0 || sorted[i] !== sorted[d - 1]) sorted[d++] = sorted[i];
+  thread.poll();
+  const order = sortIndicesByNumber(vals, present.subarray(0, m), () => thread.poll());
+  // Equal values share a rank (-0 and 0 are one value, as they are equal).
   const r = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const e = col[i];
-    if (e === undefined) continue;
-    const v = typeof e === "number" ? e : e.value;
-    let lo = 0, hi = d - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (sorted[mid] < v) lo = mid + 1;
-      else hi = mid;
-    }
-    r[i] = lo + 1;
+  let rank = 0;
+  for (let k = 0; k < m; k++) {
+    if ((k & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
+    const i = order[k];
+    if (k === 0 || vals[i] !== vals[order[k - 1]]) rank++;
+    r[i] = rank;
   }
-  return { r, max: d };
+  return { r, max: rank };
 }
 
 function rankStrings(thread: Thread, col: readonly (string | undefined)[]): Ranks {
@@ -272,6 +277,7 @@ function rankStrings(thread: Thread, col: readonly (string | undefined)[]): Rank
   const r = new Int32Array(n);
   let longBytes = 0;
   for (let i = 0; i < n; i++) {
+    if ((i & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
     const v = col[i];
     if (v === undefined) continue; // rank 0
     let id = ids.get(v);
@@ -286,9 +292,13 @@ function rankStrings(thread: Thread, col: readonly (string | undefined)[]): Rank
   // Each distinct string takes part in about log2(d) comparisons; long ones cost a step per 64 bytes.
   if (longBytes > 0) thread.charge(longBytes * Math.ceil(Math.log2(uniq.length + 1)));
   // Binary strings: JS's default order (by UTF-16 code unit) is the byte order Starlark defines.
-  const sorted = uniq.slice().sort();
+  const sorted = sortStrings(uniq, () => thread.poll());
   const rankOfId = new Int32Array(uniq.length);
-  for (let j = 0; j < sorted.length; j++) rankOfId[ids.get(sorted[j])!] = j + 1;
+  for (let j = 0; j < sorted.length; j++) {
+    if ((j & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
+    rankOfId[ids.get(sorted[j])!] = j + 1;
+  }
+  thread.poll();
   for (let i = 0; i < n; i++) if (col[i] !== undefined) r[i] = rankOfId[r[i]];
   return { r, max: uniq.length };
 }
@@ -297,19 +307,19 @@ function rankStrings(thread: Thread, col: readonly (string | undefined)[]): Rank
  * One stable counting-sort pass: reorders `order` (key indices; null for 0, 1, ..., n-1) by rank,
  * keeping the order of equal ranks.
  */
-function countingPass(order: Int32Array | null, ranks: Ranks): Int32Array {
+function countingPass(thread: Thread, order: Int32Array | null, ranks: Ranks): Int32Array {
   const r = ranks.r, n = r.length;
   const next = new Int32Array(ranks.max + 2);
   for (let i = 0; i < n; i++) next[r[i] + 1]++;
+  thread.poll();
   for (let k = 1; k < next.length; k++) next[k] += next[k - 1];
+  thread.poll();
   const out = new Int32Array(n);
-  if (order === null) {
-    for (let i = 0; i < n; i++) out[next[r[i]]++] = i;
-  } else {
-    for (let p = 0; p < n; p++) {
-      const i = order[p];
-      out[next[r[i]]++] = i;
-    }
+  for (let p = 0; p < n; p++) {
+    // Scattered writes, a cache miss each: the slowest of the passes.
+    if ((p & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
+    const i = order === null ? p : order[p];
+    out[next[r[i]]++] = i;
   }
   return out;
 }

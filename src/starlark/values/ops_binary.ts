@@ -342,13 +342,11 @@ function floorDiv(thread: Thread, x: Value, y: Value): Value {
 /** Steps per `%` conversion of a format string (a conversion and a concatenation). */
 const STEPS_PER_CONVERSION = 6;
 
-/** `format % args`, charged per conversion before it runs and for the memory of its result. */
+/** `format % args`, charged per conversion before it runs (and by `interpolate` for its result). */
 function formatPercent(thread: Thread, format: string, args: Value): string {
   if (format.length >= 64) thread.charge(STEPS_PER_CONVERSION * countMatches(thread, format, "%"));
   else thread.charge(STEPS_PER_CONVERSION);
-  const out = interpolate(format, args, thread);
-  thread.allocate(out.length);
-  return out;
+  return interpolate(format, args, thread);
 }
 
 function percent(thread: Thread, x: Value, y: Value): Value {

@@ -9,6 +9,7 @@ import { formatFloatConv } from "./float_format.ts";
 import { intToFloat, numberToInt } from "./int.ts";
 import { chargeRadixText, intToDecimal } from "./int_cost.ts";
 import { repr } from "./ops_repr.ts";
+import { TextBuilder } from "./text_builder.ts";
 import { decodeRune, encodeRune } from "./utf8.ts";
 import { Dict, EvalError, Float, Tuple, typeName } from "./value.ts";
 import type { Thread, Value } from "./value.ts";
@@ -17,13 +18,22 @@ function fail(msg: string): never {
   throw new EvalError(msg);
 }
 
+/** Conversions (and `%%`) appended to a plain string before it goes to the builder (and is charged). */
+const CONVERSIONS_PER_PIECE = 256;
+
 /**
  * `format % x`. A tuple supplies the positional arguments; any other value is a single argument. A dict
- * may be used with `%(key)s`.
+ * may be used with `%(key)s`. With a thread, the result's memory is charged as it grows (before any
+ * join) and a long build polls between chunks of pieces.
  * @throws {EvalError} with the reference's messages (`not enough arguments for format string`, ...).
  */
 export function interpolate(format: string, x: Value, thread?: Thread): string {
+  // `+=` is fastest for the usual short format, but a million conversions would make a rope of a million
+  // nodes, flattened in one unpolled call at the first use of the result: every few hundred conversions
+  // the text so far is charged and moves to a builder, which joins its pieces in polled chunks.
   let out = "";
+  let built: TextBuilder | undefined;
+  let pieces = 0;
   let index = 0;
   const nargs = x instanceof Tuple ? x.elems.length : 1;
   let pos = 0;
@@ -34,8 +44,17 @@ export function interpolate(format: string, x: Value, thread?: Thread): string {
       out += format.slice(pos);
       break;
     }
-    out += format.slice(pos, i);
+    if (i > pos) out += format.slice(pos, i);
     pos = i + 1;
+    if (++pieces === CONVERSIONS_PER_PIECE) {
+      pieces = 0;
+      if (thread !== undefined) {
+        thread.allocate(out.length);
+        thread.poll();
+      }
+      (built ??= new TextBuilder(thread)).add(out);
+      out = "";
+    }
     if (pos < n && format.charCodeAt(pos) === 37) {
       out += "%";
       pos++;
@@ -81,9 +100,7 @@ export function interpolate(format: string, x: Value, thread?: Thread): string {
           break;
         }
         if (thread !== undefined) chargeRadixText(thread, v);
-        if (c === "o") out += v.toString(8);
-        else if (c === "x") out += v.toString(16);
-        else out += v.toString(16).toUpperCase();
+        out += c === "o" ? v.toString(8) : c === "x" ? v.toString(16) : v.toString(16).toUpperCase();
         break;
       }
       case "e":
@@ -113,7 +130,10 @@ export function interpolate(format: string, x: Value, thread?: Thread): string {
     index++;
   }
   if (index < nargs && !(x instanceof Dict)) fail("too many arguments for format string");
-  return out;
+  thread?.allocate(out.length);
+  if (built === undefined) return out;
+  built.add(out);
+  return built.finish();
 }
 
 /** `AsFloat` of an int: unlike arithmetic, `%` formatting accepts huge ints as ±inf. */
