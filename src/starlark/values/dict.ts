@@ -45,7 +45,7 @@ export function hashKey(v: Value): unknown {
       if (v === null) return null;
       if (v instanceof Float) return floatKey(v.value);
       if (v instanceof Bytes) {
-        if (v.data.length < CACHED_BYTES_KEY || bigKeysCached === 0) return "\u0101" + v.data;
+        if (v.data.length <= LONG_KEY_LENGTH || bigKeysCached === 0) return "\u0101" + v.data;
         return bigKeys.get(v) ?? "\u0101" + v.data;
       }
       if (v instanceof Tuple) return rootTupleKey(v);
@@ -129,8 +129,11 @@ function tupleKey(t: Tuple, depth = 0): string {
 const bigKeys = new WeakMap<Tuple | Bytes, string>();
 /** How many keys {@link bigKeys} was given: while none, a tuple's key skips the look-up. */
 let bigKeysCached = 0;
-/** Bytes shorter than this are keyed anew each time (cheaper than the cache's look-up). */
-const CACHED_BYTES_KEY = 64;
+/**
+ * Strings and bytes longer than this are charged for the comparison with an equal key in a table; a bytes
+ * key is built once and cached only beyond it (a shorter one is keyed anew, cheaper than the look-up).
+ */
+export const LONG_KEY_LENGTH = 256;
 /** Elements between two polls while a big tuple's key is built. */
 const KEY_POLL_ELEMENTS = 4096;
 

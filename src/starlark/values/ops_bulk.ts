@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { Bytes, isKeyPrepared, prepareKey, ResourceError, Tuple } from "./value.ts";
+import { Bytes, isKeyPrepared, LONG_KEY_LENGTH, prepareKey, ResourceError, Tuple } from "./value.ts";
 import type { Dict, List, Thread, Value } from "./value.ts";
 
 /** Bytes charged per element slot that an operation creates. */
@@ -181,8 +181,6 @@ const FREE_KEY_BYTES = 512;
 const KEY_CHARS_PER_ELEMENT = 24;
 /** Transient bytes per element while a big key is built (its piece, and the piece's slot). */
 const BIG_KEY_PIECE_BYTES = 32;
-/** Strings and bytes longer than this are charged for the comparison with an equal key in a table. */
-export const LONG_KEY_LENGTH = 256;
 
 /**
  * Charges the hashing of `key` before a lookup or insertion. A string is its own key, and V8 keeps its

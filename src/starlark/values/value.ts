@@ -41,7 +41,7 @@ export {
   typeName,
 } from "./object.ts";
 export type { BuiltinFn, BuiltinGen, Callback, Kwargs, Mutable, Value } from "./object.ts";
-export { Dict, hashKey, isKeyPrepared, prepareKey, StarSet } from "./dict.ts";
+export { Dict, hashKey, isKeyPrepared, LONG_KEY_LENGTH, prepareKey, StarSet } from "./dict.ts";
 export type { DictEntry, HashableObject } from "./dict.ts";
 export { Range } from "./range.ts";
 export {
