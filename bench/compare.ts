@@ -18,7 +18,8 @@
  * wall time (always wall: start-up is what a user waits for) and peak memory — each implementation's floor.
  *
  * How each implementation runs a program (each must print the same checksum, or the script fails):
- * - ours: `deno run -A src/starlark/cli_launcher.ts --no-steps --set FILE.star`; the CLI calls `main()` and
+ * - ours: the `star` task's command (`deno run -A --v8-flags=... src/starlark/cli_launcher.ts`, read from
+ *   `deno.json`, so the V8 flags are the CLI's own) with `--no-steps --set FILE.star`; the CLI calls `main()` and
  *   prints its repr (`--set` because the reference command enables sets by default). A program whose first
  *   line is `# dialect: -globalreassign` (it uses `while`) runs with `--while --globalreassign
  *   --toplevelcontrol` here and `-globalreassign` there.
@@ -38,6 +39,20 @@ import { join } from "node:path";
 export const STARLARK_GO_VERSION = "v0.0.0-20260908191801-89a6a09411d5";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * The `deno run` options of the `star` task in `deno.json` (everything between `deno run` and the script),
+ * so that ours runs with the flags `deno task star` gives it.
+ */
+async function starTaskOptions(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
+  const words = String(config.tasks?.star ?? "").split(/\s+/);
+  const script = words.findIndex((w) => w.endsWith("cli_launcher.ts"));
+  if (words[0] !== "deno" || words[1] !== "run" || script < 0) {
+    throw new Error(`the star task is not "deno run ... cli_launcher.ts": ${config.tasks?.star}`);
+  }
+  return words.slice(2, script);
+}
 const programsDir = join(root, "bench", "programs");
 const EXCLUDED = new Set(["parse300.star"]);
 
@@ -147,7 +162,7 @@ async function needsGlobalReassign(program: string): Promise<boolean> {
   return (await Deno.readTextFile(program)).startsWith("# dialect: -globalreassign\n");
 }
 
-function runners(starlarkGo: string, python: boolean, cli: string): Runner[] {
+function runners(starlarkGo: string, python: boolean, cli: string, denoOptions: string[]): Runner[] {
   const list: Runner[] = [
     {
       name: "ours",
@@ -155,7 +170,7 @@ function runners(starlarkGo: string, python: boolean, cli: string): Runner[] {
         cmd: Deno.execPath(),
         args: [
           "run",
-          "-A",
+          ...denoOptions,
           cli,
           "--no-steps",
           "--set",
@@ -291,7 +306,7 @@ async function main(): Promise<void> {
   if (cpu && !gnuTime) throw new Error(`--cpu needs GNU time at ${GNU_TIME}`);
   const starlarkGo = await locateStarlarkGo();
   const cli = join(root, "src", "starlark", modules ? "cli.ts" : "cli_launcher.ts");
-  const impls = runners(starlarkGo, python, cli);
+  const impls = runners(starlarkGo, python, cli, await starTaskOptions());
   const programs = [...Deno.readDirSync(programsDir)]
     .filter((e) => e.isFile && e.name.endsWith(".star") && !EXCLUDED.has(e.name))
     .map((e) => e.name)
