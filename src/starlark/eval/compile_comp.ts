@@ -5,7 +5,7 @@
  * @module
  */
 import type { Comprehension, Expr } from "../syntax/ast.ts";
-import { Dict, List, type Thread, type Value } from "../values/mod.ts";
+import { Dict, ENTRY_BYTES, List, type Thread, type Value } from "../values/mod.ts";
 import { isTrue } from "./arith.ts";
 import type { Compiler } from "./compile.ts";
 import { compileExpr, setBuilt } from "./compile_expr.ts";
@@ -54,7 +54,9 @@ export function compileComprehension(c: Compiler, e: Comprehension): ExprFn {
     inner = (fr, acc) => {
       const k = K(fr), v = V(fr);
       const d = acc as Dict;
-      if (setBuilt(fr, d, k, v, pos) && (d.size & 1023) === 0) (fr[F_THREAD] as Thread).allocate(64 * 1024);
+      if (setBuilt(fr, d, k, v, pos) && (d.size & 1023) === 0) {
+        (fr[F_THREAD] as Thread).allocate(ENTRY_BYTES * 1024);
+      }
     };
   } else {
     const B = compileExpr(c, e.body as Expr);

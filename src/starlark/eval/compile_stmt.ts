@@ -9,6 +9,7 @@
 import { withSpellingHint } from "../methods/mod.ts";
 import {
   Dict,
+  ENTRY_BYTES,
   EvalError,
   fromJSString,
   List,
@@ -361,9 +362,6 @@ export function compileAssign(c: Compiler, pos: Position, lhs: Expr): Setter {
   }
 }
 
-/** Approximate memory of one dict entry (entry object and hash table slot), charged when a key is added. */
-const DICT_ENTRY_BYTES = 64;
-
 /** `x[i] = v`, with the common list and dict cases inline. */
 export function setIndexAt(th: Thread, x: Value, i: Value, v: Value, pos: Pos): void {
   if (x instanceof List) {
@@ -378,7 +376,7 @@ export function setIndexAt(th: Thread, x: Value, i: Value, v: Value, pos: Pos): 
   } else if (x instanceof Dict) {
     if ((typeof i === "string" || typeof i === "number") && !x.frozen && x.itercount === 0) {
       // Strings and ints are their own hash keys.
-      if (x.setByHash(i, i, v)) th.allocate(DICT_ENTRY_BYTES);
+      if (x.setByHash(i, i, v)) th.allocate(ENTRY_BYTES);
       return;
     }
     const before = x.size;
@@ -387,7 +385,7 @@ export function setIndexAt(th: Thread, x: Value, i: Value, v: Value, pos: Pos): 
     } catch (err) {
       throw atPos(err, pos);
     }
-    if (x.size !== before) th.allocate(DICT_ENTRY_BYTES);
+    if (x.size !== before) th.allocate(ENTRY_BYTES);
     return;
   }
   try {

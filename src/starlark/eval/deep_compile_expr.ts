@@ -14,7 +14,16 @@ import { calledDeep, type CallRequest, type DeepExpr, iterateDeep } from "./deep
 import { atPos } from "./errors.ts";
 import { F_THREAD, type Frame, NORMAL } from "./function.ts";
 import type { Expr } from "../syntax/ast.ts";
-import { chargeKeyHash, Dict, type Kwargs, List, type Thread, Tuple, type Value } from "../values/mod.ts";
+import {
+  chargeKeyHash,
+  Dict,
+  ENTRY_BYTES,
+  type Kwargs,
+  List,
+  type Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
 
 /** One operand: its ordinary closure, or its generator when it can call. */
 export interface Part {
@@ -188,7 +197,7 @@ function comprehensionBody(
     } catch (err) {
       throw atPos(err, pos);
     }
-    if (d.size !== before && (d.size & 1023) === 0) th.allocate(64 * 1024);
+    if (d.size !== before && (d.size & 1023) === 0) th.allocate(ENTRY_BYTES * 1024);
   };
   const KF = K.fast, VF = V.fast;
   return {
