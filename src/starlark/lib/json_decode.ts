@@ -7,6 +7,7 @@
  */
 import {
   Dict,
+  ENTRY_BYTES as TABLE_ENTRY_BYTES,
   Float,
   List,
   LONG_FLOAT_TEXT,
@@ -30,6 +31,7 @@ const NUMBER_POLL_MASK = 0xffff;
 /** Number literals longer than this many digits are charged quadratically (BigInt parsing is superlinear). */
 const BIG_NUMBER_DIGITS = 1000;
 
+/** Bytes per entry of an object of at most {@link COMPACT_ENTRIES} (a compact dict: its triple). */
 const ENTRY_BYTES = 16;
 /** Entries an object collects as triples before it becomes a dict (a dict's compact size). */
 const COMPACT_ENTRIES = 8;
@@ -291,8 +293,12 @@ export class Decoder {
         }
         // A repeated key keeps its place and takes the new value.
         const dict = dicts[top];
-        if (dict !== null) dict.setUnchecked(key, v);
-        else {
+        if (dict !== null) {
+          // Charged as it grows: a table of millions of entries must stop at the budget, not be built first.
+          const before = dict.size;
+          dict.setUnchecked(key, v);
+          if (dict.size !== before) this.alloc(TABLE_ENTRY_BYTES);
+        } else {
           const st = starts[top];
           let j = st;
           while (j < kvTop && kv[j] !== key) j += 3;
@@ -305,6 +311,7 @@ export class Decoder {
           } else {
             // A big object: a dict (and its hash table) from here on, not a linear search per key.
             const big = new Dict();
+            this.alloc(TABLE_ENTRY_BYTES * (COMPACT_ENTRIES + 1));
             big.initEntries(kv.slice(st, kvTop));
             kvTop = st;
             big.setUnchecked(key, v);
@@ -326,9 +333,9 @@ export class Decoder {
           done = new Dict();
           done.initEntries(kv.slice(st, kvTop));
           kvTop = st;
-        }
+          this.alloc(VALUE_BYTES * 2 + ENTRY_BYTES * done.size);
+        } else this.alloc(VALUE_BYTES * 2);
         dicts[top] = null;
-        this.alloc(VALUE_BYTES * 2 + ENTRY_BYTES * done.size);
         v = done;
       }
     }
