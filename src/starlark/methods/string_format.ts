@@ -11,6 +11,7 @@ import {
   type Kwargs,
   quote,
   repr,
+  TextBuilder,
   type Thread,
   type Value,
 } from "../values/mod.ts";
@@ -30,16 +31,16 @@ function decimalIndex(s: string): number | undefined {
 }
 
 /** Appends the literal text `lit`, turning `}}` into `}` and rejecting a lone `}`. */
-function literal(thread: Thread, out: string[], lit: string): void {
+function literal(thread: Thread, out: TextBuilder, lit: string): void {
   for (;;) {
     const j = lit.indexOf("}");
     if (j < 0) {
-      out.push(lit);
+      out.add(lit);
       return;
     }
     if (j + 1 === lit.length || lit[j + 1] !== "}") throw new EvalError("format: single '}' in format");
     thread.charge(1);
-    out.push(lit.slice(0, j + 1));
+    out.add(lit.slice(0, j + 1));
     lit = lit.slice(j + 2);
   }
 }
@@ -52,7 +53,8 @@ export function formatMethod(thread: Thread, format: string, args: Value[], kwar
   chargeBytes(thread, format.length);
   // Many named fields would each scan the keyword arguments: index them once.
   const named = kwargs.length > 8 ? new Map(kwargs) : undefined;
-  const out: string[] = [];
+  // Joined in polled chunks: a format of millions of fields (or `{{`) is millions of pieces.
+  const out = new TextBuilder(thread);
   let size = 0;
   let auto = false, manual = false;
   let index = 0;
@@ -62,7 +64,7 @@ export function formatMethod(thread: Thread, format: string, args: Value[], kwar
     if (open < 0) break;
     if (format[open + 1] === "{") {
       thread.charge(1);
-      out.push("{");
+      out.add("{");
       format = format.slice(open + 2);
       continue;
     }
@@ -127,8 +129,8 @@ export function formatMethod(thread: Thread, format: string, args: Value[], kwar
     else throw new EvalError(`format: unknown conversion ${quote(conv)}`);
     size += text.length;
     thread.allocate(text.length);
-    out.push(text);
+    out.add(text);
   }
   chargeBytes(thread, size);
-  return out.join("");
+  return out.finish();
 }
