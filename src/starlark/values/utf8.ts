@@ -7,6 +7,7 @@
  * @module
  */
 import { isPrintRune } from "../unicode/mod.ts";
+import { TextBuilder } from "./text_builder.ts";
 
 /** The replacement character U+FFFD. */
 export const RUNE_ERROR = 0xfffd;
@@ -115,7 +116,8 @@ export function validUTF8(s: string, poll?: () => void): boolean {
  */
 export function transcodeUTF8(s: string, poll?: () => void): string {
   if (validUTF8(s, poll)) return s;
-  let out = "";
+  // A builder, not `+=`: a rope of a million replacements would be flattened in one unpolled call.
+  const out = new TextBuilder(poll === undefined ? undefined : { poll });
   let start = 0;
   for (let i = 0, next = POLL_BYTES; i < s.length;) {
     if (i >= next) {
@@ -128,14 +130,16 @@ export function transcodeUTF8(s: string, poll?: () => void): string {
     }
     const p = decodeRune(s, i);
     if (p === INVALID) {
-      out += s.slice(start, i) + RUNE_ERROR_UTF8;
+      if (i > start) out.add(s.slice(start, i));
+      out.add(RUNE_ERROR_UTF8);
       i++;
       start = i;
     } else {
       i += p & 7;
     }
   }
-  return out + s.slice(start);
+  out.add(s.slice(start));
+  return out.finish();
 }
 
 /** Number of code points in `s` (each invalid byte counts as one), like Go's `utf8.RuneCountInString`. */
