@@ -12,6 +12,7 @@
  */
 import { type HostileProgram, main } from "./corpus_kit.ts";
 import { BOUNDED, BYTES, DICTS, INTS, ISSUE, LISTS, SETS, STRINGS, TUPLES } from "./corpus_values.ts";
+import { LONG_BUILTINS } from "./corpus_builtins.ts";
 import {
   COMPREHENSIONS,
   HOLD,
@@ -42,6 +43,7 @@ export const HOSTILE_CORPUS: readonly HostileProgram[] = Object.freeze([
   ...RECURSION,
   ...LOOPS,
   ...NATIVE,
+  ...LONG_BUILTINS,
   ...RESULTS,
   ...PRINTS,
   ...HOLD,
