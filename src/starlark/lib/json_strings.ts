@@ -13,6 +13,7 @@ import {
   encodeRune,
   isInvalid,
   RUNE_ERROR,
+  STEPS_PER_ESCAPE,
   TEXT_POLL_CHUNK,
   TextBuilder,
   type Thread,
@@ -275,10 +276,15 @@ export function marshalJSONString(s: string, thread?: Thread): string {
   const out = new TextBuilder(thread);
   out.add('"');
   let start = 0;
+  let work = 0; // steps of escapes and runes not charged yet (see STEPS_PER_ESCAPE)
   const n = s.length;
   for (let i = 0, next = TEXT_POLL_CHUNK; i < n;) {
     if (i >= next) {
-      thread?.poll();
+      if (thread !== undefined) {
+        thread.charge(work);
+        thread.poll();
+      }
+      work = 0;
       next = i + TEXT_POLL_CHUNK;
     }
     const b = s.charCodeAt(i);
@@ -287,6 +293,8 @@ export function marshalJSONString(s: string, thread?: Thread): string {
         i++;
         continue;
       }
+      // An ASCII escape here is two pieces (the text before it, and itself): a step more than in `repr`.
+      work += STEPS_PER_ESCAPE + 1;
       out.add(s.slice(start, i));
       switch (b) {
         case 0x5c:
@@ -316,7 +324,9 @@ export function marshalJSONString(s: string, thread?: Thread): string {
       continue;
     }
     const p = decodeRune(s, i);
+    work++;
     if (isInvalid(p)) {
+      work += STEPS_PER_ESCAPE;
       out.add(s.slice(start, i) + "\\ufffd");
       i++;
       start = i;
@@ -324,6 +334,7 @@ export function marshalJSONString(s: string, thread?: Thread): string {
     }
     const r = Math.floor(p / 8);
     if (r === 0x2028 || r === 0x2029) {
+      work += STEPS_PER_ESCAPE;
       out.add(s.slice(start, i) + (r === 0x2028 ? "\\u2028" : "\\u2029"));
       i += 3;
       start = i;
@@ -333,5 +344,6 @@ export function marshalJSONString(s: string, thread?: Thread): string {
   }
   out.add(s.slice(start));
   out.add('"');
+  thread?.charge(work);
   return out.finish();
 }

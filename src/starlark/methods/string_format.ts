@@ -11,6 +11,7 @@ import {
   type Kwargs,
   quote,
   repr,
+  STEPS_PER_ESCAPE,
   TextBuilder,
   type Thread,
   type Value,
@@ -39,7 +40,7 @@ function literal(thread: Thread, out: TextBuilder, lit: string): void {
       return;
     }
     if (j + 1 === lit.length || lit[j + 1] !== "}") throw new EvalError("format: single '}' in format");
-    thread.charge(1);
+    thread.charge(STEPS_PER_ESCAPE); // a piece of its own: an escape's cost
     out.add(lit.slice(0, j + 1));
     lit = lit.slice(j + 2);
   }
@@ -63,7 +64,7 @@ export function formatMethod(thread: Thread, format: string, args: Value[], kwar
     literal(thread, out, open < 0 ? format : format.slice(0, open));
     if (open < 0) break;
     if (format[open + 1] === "{") {
-      thread.charge(1);
+      thread.charge(STEPS_PER_ESCAPE); // a piece of its own: an escape's cost
       out.add("{");
       format = format.slice(open + 2);
       continue;

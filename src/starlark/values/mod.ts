@@ -47,6 +47,7 @@ export {
   repr,
   setIndex,
   slice,
+  STEPS_PER_ESCAPE,
   str,
   truth,
   tryIterate,

@@ -27,7 +27,7 @@ export { compare, COMPARE_LIMIT, compareValues, equals, truth } from "./ops_comp
 export type { CompareOp, StarlarkEquatable } from "./ops_compare.ts";
 export { getIndex, isHashable, iterate, len, setIndex, slice, tryIterate } from "./ops_index.ts";
 export type { StarlarkIndexable, StarlarkIterable, StarlarkSized, ValueIterator } from "./ops_index.ts";
-export { quote, repr, str } from "./ops_repr.ts";
+export { quote, repr, STEPS_PER_ESCAPE, str } from "./ops_repr.ts";
 export type { StarlarkReprable } from "./ops_repr.ts";
 export { unary } from "./ops_unary.ts";
 export type { StarlarkHasUnary } from "./ops_unary.ts";
