@@ -1,7 +1,8 @@
 /**
  * Hostile programs that make one built-in run long on a big input: sorting millions of values, `%` and
  * `str.format` with millions of pieces, `json.encode` of long escaped keys and printable text full of
- * quotes, `str()` of bytes that are mostly invalid UTF-8, and `json.decode` of an object of many keys.
+ * quotes, `str()` of bytes that are mostly invalid UTF-8, `json.decode` of an object of many keys, and a
+ * dict key made of tuples that share their halves.
  * Each built-in must charge as it goes and poll inside, so the deadline or a budget stops the program on
  * time even when it falls in the middle of one call.
  *
@@ -79,6 +80,21 @@ export const LONG_BUILTINS: readonly HostileProgram[] = [
     ),
     expect: OK_OR_LIMIT,
     why: "each invalid byte became a rope node, a 5-million-node rope flattened unpolled",
+  },
+  {
+    name: "dict-key-shared-tuple-dag",
+    kind: "tuple",
+    source: main("x = ()", "for i in range(30):", "    x = (x, x)", "return {x: 1}"),
+    expect: ["resource_limit"],
+    why: "30 tuples sharing their halves are a key of 2^31 elements: counting them froze the thread for 12 s",
+  },
+  {
+    name: "freeze-shared-tuple-dag",
+    kind: "tuple",
+    source: "def f():\n    x = ()\n    for i in range(40):\n        x = (x, x)\n    return x\n\ny = f()\n\n" +
+      main("return len(y)"),
+    expect: ["ok"],
+    why: "the module's globals are frozen when it ends: freezing walked every path through the shared tuples",
   },
   {
     name: "json-decode-big-object",

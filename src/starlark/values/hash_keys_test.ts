@@ -111,3 +111,18 @@ Deno.test("hash keys: small tuple keys are not charged as memory (counting pairs
   const { globals } = execFile(source, { thread: th });
   assert.equal(call(th, globals.get("main")!, [], []), 700);
 });
+
+Deno.test("chargeKeyHash: a tuple sharing its halves at every level is stopped by the step budget, polled", () => {
+  // 30 tuples, 2^31 elements when walked: counting them unpolled froze the thread for 12 s.
+  let x = new Tuple([]);
+  for (let i = 0; i < 30; i++) x = new Tuple([x, x]);
+  let polls = 0;
+  const thread = new Thread({ maxSteps: 1_000_000, checkInterrupt: () => void polls++ });
+  const t0 = performance.now();
+  assert.throws(
+    () => chargeKeyHash(thread, x),
+    (e: unknown) => e instanceof ResourceError && e.resource === "steps",
+  );
+  assert.ok(polls >= 100, `${polls} polls`);
+  assert.ok(performance.now() - t0 < 2000, "stopped long before the walk would end");
+});

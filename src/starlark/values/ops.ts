@@ -42,6 +42,9 @@ export interface Freezable {
 export function freeze(x: Value): void {
   // Iterative, so that deeply nested values cannot exhaust the JS stack.
   const stack: Value[] = [x];
+  // Tuples have no frozen flag: each is walked once per call, or 30 tuples sharing their halves would be
+  // walked 2^30 times (a 20 s freeze of one global).
+  let walked: Set<Tuple> | undefined;
   while (stack.length > 0) {
     const v = stack.pop()!;
     if (typeof v !== "object" || v === null) continue;
@@ -50,6 +53,9 @@ export function freeze(x: Value): void {
       v.frozen = true;
       for (const e of v.elems) if (typeof e === "object" && e !== null) stack.push(e);
     } else if (v instanceof Tuple) {
+      walked ??= new Set();
+      if (walked.has(v)) continue;
+      walked.add(v);
       for (const e of v.elems) if (typeof e === "object" && e !== null) stack.push(e);
     } else if (v instanceof Dict) {
       if (v.frozen) continue;

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { Bytes, isKeyPrepared, LONG_KEY_LENGTH, prepareKey, ResourceError, Tuple } from "./value.ts";
+import { Bytes, hashKey, isKeyPrepared, LONG_KEY_LENGTH, prepareKey, ResourceError, Tuple } from "./value.ts";
 import type { Dict, List, Thread, Value } from "./value.ts";
 
 /** Bytes charged per element slot that an operation creates. */
@@ -212,11 +212,24 @@ export function chargeKeyHash(thread: Thread, key: Value): void {
     return;
   }
   if (!(key instanceof Tuple)) return;
+  if (isKeyPrepared(key)) {
+    // Built and kept already: only the comparison with an equal key is left (a step per 32 chars).
+    thread.charge((hashKey(key) as string).length >>> 5);
+    return;
+  }
   let elements = 0, text = 0;
+  // The walk itself is charged (a step an element, per 4,096), so a tuple sharing its halves at every
+  // level (2^30 leaves in 30 tuples) stops at the step budget or the deadline instead of being counted.
+  let walkedUncharged = 0;
   const stack: Tuple[] = [key];
   while (stack.length > 0) {
     const t = stack.pop()!;
     elements += t.elems.length;
+    walkedUncharged += t.elems.length;
+    if (walkedUncharged >= BIG_KEY_ELEMENTS) {
+      thread.charge(walkedUncharged);
+      walkedUncharged = 0;
+    }
     for (const e of t.elems) {
       if (e instanceof Tuple) stack.push(e);
       else if (typeof e === "string") text += e.length;
@@ -227,10 +240,6 @@ export function chargeKeyHash(thread: Thread, key: Value): void {
   if (elements < BIG_KEY_ELEMENTS) {
     thread.charge(STEPS_PER_KEY_ELEMENT * elements + (text >>> 4));
     if (2 * chars > FREE_KEY_BYTES) thread.allocate(2 * chars);
-    return;
-  }
-  if (isKeyPrepared(key)) {
-    thread.charge(chars >>> 5); // comparing with an equal key
     return;
   }
   thread.charge(STEPS_PER_BIG_KEY_ELEMENT * elements + (text >>> 4));

@@ -101,6 +101,15 @@ Deno.test("repr and freeze handle very deep nesting without a JS stack overflow"
   assert.equal((x as List).frozen, true);
 });
 
+Deno.test("freeze walks each tuple once: tuples sharing their halves at 40 levels freeze at once", () => {
+  const inner = new List([1]);
+  let x: Value = new Tuple([inner]);
+  // Walked as a tree, this is 2^40 paths; freeze reaches the list through every one of them.
+  for (let i = 0; i < 40; i++) x = new Tuple([x, x]);
+  freeze(x);
+  assert.equal(inner.frozen, true);
+});
+
 Deno.test("cyclic values print like the reference", () => {
   const l = new List([1]);
   l.elems.push(l);
