@@ -22,6 +22,7 @@ import {
   TAG_STR,
   TAG_TRUE,
   WireFormatError,
+  WireLimitError,
   type WireLimits,
   WireReader,
   WireTypeError,
@@ -59,7 +60,24 @@ function quote(name: string): string {
   return JSON.stringify(displayText(name));
 }
 
-function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean): void {
+/**
+ * How many more values the argument check may visit. Each encodes to at least one byte, so a walk past
+ * `maxBytes` values is over the byte limit already; counting them bounds the check of values that share
+ * their parts (30 lists of `[x, x]` are 2^31 values when walked), which would otherwise run for minutes.
+ */
+interface CheckBudget {
+  left: number;
+  readonly maxBytes: number;
+}
+
+function visit(budget: CheckBudget): void {
+  if (--budget.left < 0) {
+    throw new WireLimitError("bytes", `value encodes to more than ${budget.maxBytes} bytes`);
+  }
+}
+
+function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean, budget: CheckBudget): void {
+  visit(budget);
   const wrong = (): never => {
     throw new BindError(
       `argument ${path} must be ${kindWord(schema)}${noneOk ? " or None" : ""}, not ${typeName(v)}`,
@@ -69,7 +87,7 @@ function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean)
     case "optional":
     case "nullable":
       if (v === null) return;
-      return checkValue(schema.of, v, path, true);
+      return checkValue(schema.of, v, path, true, budget);
     case "str":
       if (typeof v !== "string") wrong();
       return;
@@ -95,7 +113,7 @@ function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean)
     case "list": {
       if (!(v instanceof List) && !(v instanceof Tuple)) return wrong();
       const elems = v.elems;
-      for (let i = 0; i < elems.length; i++) checkValue(schema.of, elems[i], `${path}[${i}]`, false);
+      for (let i = 0; i < elems.length; i++) checkValue(schema.of, elems[i], `${path}[${i}]`, false, budget);
       return;
     }
     case "dict":
@@ -104,11 +122,11 @@ function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean)
         if (typeof key !== "string") {
           throw new BindError(`argument ${path} must have string keys, not ${typeName(key)}`);
         }
-        checkValue(schema.of, value, `${path}[${quote(key)}]`, false);
+        checkValue(schema.of, value, `${path}[${quote(key)}]`, false, budget);
       }
       return;
     case "json":
-      return checkJson(v, path, 0);
+      return checkJson(v, path, 0, budget);
     case "struct": {
       if (!(v instanceof Dict)) return wrong();
       const fields = new Map<string, Value>();
@@ -118,7 +136,7 @@ function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean)
         }
         fields.set(key, value);
       }
-      checkFields(schema.fields, fields, `${path}.`);
+      checkFields(schema.fields, fields, `${path}.`, budget);
       return;
     }
   }
@@ -130,7 +148,8 @@ function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean)
  */
 const MAX_JSON_CHECK_DEPTH = 1_000;
 
-function checkJson(v: Value, path: string, depth: number): void {
+function checkJson(v: Value, path: string, depth: number, budget: CheckBudget): void {
+  visit(budget);
   if (depth > MAX_JSON_CHECK_DEPTH) {
     throw new BindError(`argument ${path} is nested deeper than ${MAX_JSON_CHECK_DEPTH} levels`);
   }
@@ -144,7 +163,7 @@ function checkJson(v: Value, path: string, depth: number): void {
   }
   if (v instanceof List || v instanceof Tuple) {
     const elems = v.elems;
-    for (let i = 0; i < elems.length; i++) checkJson(elems[i], `${path}[${i}]`, depth + 1);
+    for (let i = 0; i < elems.length; i++) checkJson(elems[i], `${path}[${i}]`, depth + 1, budget);
     return;
   }
   if (v instanceof Dict) {
@@ -152,7 +171,7 @@ function checkJson(v: Value, path: string, depth: number): void {
       if (typeof key !== "string") {
         throw new BindError(`argument ${path} must have string keys, not ${typeName(key)}`);
       }
-      checkJson(value, `${path}[${quote(key)}]`, depth + 1);
+      checkJson(value, `${path}[${quote(key)}]`, depth + 1, budget);
     }
     return;
   }
@@ -161,7 +180,12 @@ function checkJson(v: Value, path: string, depth: number): void {
   );
 }
 
-function checkFields(fields: readonly StructField[], given: Map<string, Value>, prefix: string): void {
+function checkFields(
+  fields: readonly StructField[],
+  given: Map<string, Value>,
+  prefix: string,
+  budget: CheckBudget,
+): void {
   for (const key of given.keys()) {
     if (!fields.some((f) => f.name === key)) {
       throw new BindError(
@@ -179,7 +203,7 @@ function checkFields(fields: readonly StructField[], given: Map<string, Value>, 
         prefix === "" ? `missing required argument "${f.name}"` : `missing required field ${prefix}${f.name}`,
       );
     }
-    checkValue(f.type, v, prefix + f.name, false);
+    checkValue(f.type, v, prefix + f.name, false, budget);
   }
 }
 
@@ -275,7 +299,7 @@ export function bindArguments(
     if (given.has(k)) throw new BindError(`got multiple values for argument ${quote(k)}`);
     given.set(k, v);
   }
-  checkFields(schema.fields, given, "");
+  checkFields(schema.fields, given, "", { left: limits.maxBytes, maxBytes: limits.maxBytes });
   const w = new WireWriter(limits);
   w.depth(1);
   writeFields(w, schema.fields, given, 1);

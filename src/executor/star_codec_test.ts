@@ -241,3 +241,30 @@ Deno.test("star codec: an int binds to a float exactly, and crosses as a float",
   assert.match(bindError([["key", "a"], ["limit", new Float(3)]]), /must be int or None, not float/);
   assert.match(bindError([["key", "a"], ["ratio", true]]), /must be float or None, not bool/);
 });
+
+Deno.test("star codec: arguments that share their parts are checked against the byte limit as they are walked", () => {
+  // 40 levels of [x, x] (2^40 values when walked) under a json and a nested-list schema: the check must
+  // stop at the byte limit, not walk every path first.
+  const cases: [TypeSchema, (x: Value) => Value][] = [
+    [{ kind: "json" }, (x) => new List([x, x])],
+    [{ kind: "json" }, (x) => new Tuple([x, x])],
+    [{ kind: "json" }, (x) => dict([["a", x], ["b", x]])],
+  ];
+  for (const [type, wrap] of cases) {
+    let x: Value = new List([]);
+    for (let i = 0; i < 40; i++) x = wrap(x);
+    const schema: Struct = { kind: "struct", fields: [{ name: "v", type }] };
+    assert.throws(
+      () => bindArguments(schema, [], [["v", x]], { maxBytes: 1 << 16, maxDepth: 64 }),
+      (e: unknown) => e instanceof WireLimitError && e.limit === "bytes",
+    );
+  }
+  let nested: Value = new List([1]);
+  for (let i = 0; i < 40; i++) nested = new List([nested, nested]);
+  let type: TypeSchema = { kind: "int" };
+  for (let i = 0; i <= 40; i++) type = { kind: "list", of: type };
+  assert.throws(
+    () => bindArguments({ kind: "struct", fields: [{ name: "v", type }] }, [], [["v", nested]], BIG),
+    (e: unknown) => e instanceof WireLimitError && e.limit === "bytes",
+  );
+});

@@ -6,7 +6,7 @@
  * bounded. None may kill the host, overrun its deadline, or end as `internal`.
  *
  * The programs call the harness catalog (`tests/containment/harness.ts`): the demo shop capabilities plus
- * `text.echo(text)` and `data.total(values)`.
+ * `text.echo(text)`, `data.total(values)` and `data.size(value)` (any JSON value).
  *
  * @module
  */

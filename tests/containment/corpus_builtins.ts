@@ -97,6 +97,14 @@ export const LONG_BUILTINS: readonly HostileProgram[] = [
     why: "the module's globals are frozen when it ends: freezing walked every path through the shared tuples",
   },
   {
+    name: "native-json-shared-dag",
+    kind: "native",
+    source: main("x = []", "for i in range(40):", "    x = [x, x]", "return data.size(value = x)"),
+    expect: ["resource_limit"],
+    why: "a JSON argument of 40 lists sharing their halves: its check walked 2^41 values before any limit",
+    harnessOnly: true,
+  },
+  {
     name: "json-decode-big-object",
     kind: "json",
     source: main(

@@ -154,7 +154,7 @@ export type ChildEvent =
   | { readonly t: "report"; readonly report: HarnessReport }
   | { readonly t: "fatal"; readonly message: string };
 
-/** Extra capabilities next to the demo shop, so programs can send big strings and lists to the host. */
+/** Extra capabilities next to the demo shop, so programs can send big strings, lists and JSON to the host. */
 function registerHarnessCapabilities(builder: Builder): void {
   builder.register({
     id: "harness.text.echo",
@@ -164,6 +164,15 @@ function registerHarnessCapabilities(builder: Builder): void {
     input: t.struct({ text: t.str() }),
     output: t.struct({ text: t.str() }),
     handler: ({ text }) => ({ text }),
+  });
+  builder.register({
+    id: "harness.data.size",
+    name: "data.size",
+    summary: "Measure any JSON value",
+    searchTerms: ["json size"],
+    input: t.struct({ value: t.json() }),
+    output: t.struct({ bytes: t.int() }),
+    handler: ({ value }) => ({ bytes: JSON.stringify(value).length }),
   });
   builder.register({
     id: "harness.data.total",

@@ -8,7 +8,7 @@
  * every program because the time budget includes the wait for a slot; how many quick programs ended
  * that way is printed.
  *
- * Programs that need the harness-only capabilities (`text.echo`, `data.total`) are left out: the demo
+ * Programs that need the harness-only capabilities (`text.echo`, `data.total`, `data.size`) are left out: the demo
  * server does not have them.
  */
 import assert from "node:assert/strict";
