@@ -3,10 +3,11 @@
  * error message when keys are not mutually comparable.
  *
  * Fast path: when every key is an int, a float, a string, or a tuple of those with one kind per position,
- * each key position is turned into dense integer ranks and the order is found by sorting numbers
- * `rank * n + index` in a Float64Array (a native numeric sort, no JS comparator call per comparison; the
- * index makes it stable). Tuples take one such pass per position, last position first. Any other keys
- * use `Array.prototype.sort` (stable) with the generic three-way comparison.
+ * each key position is turned into dense integer ranks (ints in a narrow range are their own ranks; other
+ * numbers and strings are ranked by the polling merge sorts of `merge_sort.ts`), and the order is found by
+ * stable counting-sort passes over the ranks, last position first. Any other keys use
+ * `Array.prototype.sort` (stable) with the generic three-way comparison, polled from its comparator. Every
+ * linear pass over the keys polls too, so sorting millions of values never holds the thread for long.
  *
  * Errors: the reference sorts with Go's `sort.Stable` (insertion-sorted blocks of 20, then SymMerge) and
  * reports the error of the *last* failing comparison, treating failed comparisons as "not less".
