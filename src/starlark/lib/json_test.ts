@@ -5,6 +5,7 @@ import {
   Builtin,
   Bytes,
   Dict,
+  ENTRY_BYTES,
   equals,
   EvalError,
   Float,
@@ -329,8 +330,9 @@ Deno.test("json.decode: nesting of any depth, like the reference, bounded by the
   assert.throws(
     () => call("decode", ["[".repeat(1 << 20)], [], th),
     (e: unknown) => e instanceof ResourceError && e.resource === "memory",
-  ); // A big object is charged per entry as its table grows, at a table entry's size (96 bytes), on top of its
-  // keys and values: a budget stops it part way, and a complete one has paid for its table.
+  );
+  // A big object is charged per entry as its table grows, at a table entry's size (ENTRY_BYTES), on top of
+  // its keys and values: a budget stops it part way, and a complete one has paid for its table.
   const keys = Array.from({ length: 200_000 }, (_, i) => `"k${i}":${i}`).join(",");
   const budget = new Thread({ maxMemory: 8 << 20 });
   assert.throws(
@@ -340,7 +342,7 @@ Deno.test("json.decode: nesting of any depth, like the reference, bounded by the
   assert.ok(budget.memory < (8 << 20) + (1 << 20), `charged ${budget.memory} bytes before stopping`);
   const roomy = new Thread({ maxMemory: 64 << 20 });
   assert.equal((call("decode", [`{${keys}}`], [], roomy) as Dict).size, 200_000);
-  assert.ok(roomy.memory >= 200_000 * 96, `charged ${roomy.memory} bytes for 200,000 entries`);
+  assert.ok(roomy.memory >= 200_000 * ENTRY_BYTES, `charged ${roomy.memory} bytes for 200,000 entries`);
 });
 
 Deno.test("json.indent and json.encode_indent", () => {

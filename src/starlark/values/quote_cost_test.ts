@@ -13,6 +13,8 @@ const TEXTS: [string, string, number][] = [
   ["control bytes", "\x01".repeat(N), N],
   ["newlines and quotes", '\n"'.repeat(N / 2), N],
   ["invalid bytes", "\xff".repeat(N), N],
+  // Printable ASCII: JSON escapes it with a native replacement (charged per match).
+  ["quotes and backslashes", '"\\'.repeat(N / 2), N],
 ];
 
 Deno.test("quote charges every escape it writes", () => {
