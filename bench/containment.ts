@@ -6,6 +6,7 @@
  * deno run -A bench/containment.ts                          # load run: 50 at a time + normal stream, default limits
  * deno run -A bench/containment.ts --executors worker,inline --time 2000 --memory 16777216
  * deno run -A bench/containment.ts --attackers 50           # every hostile execution from its own subject
+ * deno run -A bench/containment.ts --executors process --attackers 1,4,16   # one load run per count
  * deno run -A bench/containment.ts --each                   # one program at a time: which ones kill or overrun
  * deno run -A bench/containment.ts --each --programs issue-int-tower-comprehension,int-str-huge
  * ```
@@ -34,7 +35,8 @@ interface Args {
   limits: Partial<Limits>;
   concurrency: number;
   rounds: number;
-  attackers: number;
+  /** Hostile subjects: one load run per count. */
+  attackers: number[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -44,7 +46,7 @@ function parseArgs(argv: readonly string[]): Args {
     limits: {},
     concurrency: 50,
     rounds: 1,
-    attackers: 1,
+    attackers: [1],
   };
   for (let i = 0; i < argv.length; i++) {
     const value = () => argv[++i] ?? "";
@@ -71,7 +73,7 @@ function parseArgs(argv: readonly string[]): Args {
         args.rounds = Number(value());
         break;
       case "--attackers":
-        args.attackers = Number(value());
+        args.attackers = value().split(",").map(Number);
         break;
       default:
         throw new Error(`unknown argument ${argv[i]}`);
@@ -119,8 +121,10 @@ function rss(report: HarnessReport | undefined): string {
   })`;
 }
 
-function printLoad(runs: readonly { executor: ExecutorName; run: ChildRun }[]): void {
-  console.log("\n### Load: the corpus 50 at a time next to a normal stream\n");
+function printLoad(runs: readonly { executor: ExecutorName; run: ChildRun }[], attackers: number): void {
+  console.log(
+    `\n### Load: the corpus 50 at a time from ${attackers} hostile subject(s) next to a normal stream\n`,
+  );
   console.log(
     "| executor | host survived | hostile done | classified as expected | worst overrun ms | over +100 ms | " +
       "normal ok/total | normal p50 / p99 / max ms | CPU 1st s / 2nd s after | RSS base / peak / after / closed MiB | tree RSS base / closed MiB |",
@@ -189,22 +193,24 @@ if (import.meta.main) {
       if (rows !== undefined) printDiagnosis(executor, rows);
     }
   } else {
-    const runs: { executor: ExecutorName; run: ChildRun }[] = [];
-    for (const executor of args.executors) {
-      const run = await runInChild({
-        executor,
-        limits: args.limits,
-        programs: args.programs,
-        concurrency: args.concurrency,
-        rounds: args.rounds,
-        attackers: args.attackers,
-      }, { timeoutMs: 300_000 });
-      runs.push({ executor, run });
-    }
-    printLoad(runs);
-    const all = runs.flatMap(({ run }) => (run.report?.hostile ?? []).map((r) => r.elapsedMs));
-    if (all.length > 0) {
-      console.log(`\nhostile elapsed p50 ${ms(quantile(all, 0.5))} ms, p99 ${ms(quantile(all, 0.99))} ms`);
+    for (const attackers of args.attackers) {
+      const runs: { executor: ExecutorName; run: ChildRun }[] = [];
+      for (const executor of args.executors) {
+        const run = await runInChild({
+          executor,
+          limits: args.limits,
+          programs: args.programs,
+          concurrency: args.concurrency,
+          rounds: args.rounds,
+          attackers,
+        }, { timeoutMs: 300_000 });
+        runs.push({ executor, run });
+      }
+      printLoad(runs, attackers);
+      const all = runs.flatMap(({ run }) => (run.report?.hostile ?? []).map((r) => r.elapsedMs));
+      if (all.length > 0) {
+        console.log(`\nhostile elapsed p50 ${ms(quantile(all, 0.5))} ms, p99 ${ms(quantile(all, 0.99))} ms`);
+      }
     }
   }
 }

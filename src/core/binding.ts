@@ -21,6 +21,7 @@ import { CodeModeError } from "../errors.ts";
 import { isPlainRecord, nullRecord, setOwn } from "../plain.ts";
 import { kindWord, type TypeSchema } from "../schema.ts";
 import { escapeModelText } from "../text.ts";
+import { unexpectedNameHint } from "../suggest.ts";
 import type { StructSchema } from "./types.ts";
 import { at, exactFloat, FLOAT, INT, PathFailure, renderPath } from "./value_path.ts";
 
@@ -178,12 +179,14 @@ function bindStruct(
   for (const f of schema.fields) declared.add(f.name);
   for (const key of Object.keys(v)) {
     if (!declared.has(key)) {
+      // The accepted names are the host's own declaration: listing them reveals nothing new.
+      const names = schema.fields.map((f) => f.name);
       throw bindFailure(
         "invalid_arguments",
         (p) =>
           p === ""
-            ? `unexpected keyword argument ${safeQuote(key)}`
-            : `unexpected field ${p}.${safeQuote(key)}`,
+            ? `unexpected keyword argument ${safeQuote(key)}${unexpectedNameHint(key, names)}`
+            : `unexpected field ${p}.${safeQuote(key)}${unexpectedNameHint(key, names, "fields")}`,
       );
     }
   }

@@ -71,7 +71,7 @@ Deno.test("positional, unknown and missing arguments are invalid_arguments with 
   bindFails(
     { key: "a", nope: 1 },
     "invalid_arguments",
-    /^records\.lookup: unexpected keyword argument "nope"$/,
+    /^records\.lookup: unexpected keyword argument "nope"; accepted keyword arguments: key, limit, ratio, on$/,
   );
   bindFails({}, "invalid_arguments", /^records\.lookup: missing required argument "key"$/);
   bindFails({ limit: 1 }, "invalid_arguments", /missing required argument "key"/);
@@ -84,7 +84,7 @@ Deno.test("positional, unknown and missing arguments are invalid_arguments with 
     !hostile.detail!.includes("\u0000") && !hostile.detail!.includes("\u202e"),
     "unprintable text is escaped",
   );
-  assert.ok(hostile.detail!.length < 120, "long names are shortened");
+  assert.ok(hostile.detail!.split(";")[0].length < 120, "long names are shortened");
 });
 
 Deno.test("types are exact: no int→float coercion of bools, no strings for numbers", () => {
@@ -401,18 +401,7 @@ Deno.test("output conversion: what throws while read is capability_failure and k
         },
       },
     }, /result\.m\["a"\] could not be read/],
-    [
-      new Proxy({}, {
-        getOwnPropertyDescriptor() {
-          throw secret;
-        },
-      }),
-      /result\.key could not be read/,
-    ],
   ];
-  const revocable = Proxy.revocable({}, {});
-  revocable.revoke();
-  cases.push([revocable.proxy, /result could not be read/]);
   for (const [value, pattern] of cases) {
     assert.throws(() => convertOutput("x.y", out, value, 32), (e) => {
       assert.ok(isCodeModeError(e, "capability_failure"), String(e));
@@ -423,14 +412,32 @@ Deno.test("output conversion: what throws while read is capability_failure and k
       return true;
     });
   }
+  // A Proxy is refused before any of its traps runs (see opaque.ts), revoked or not.
+  const revocable = Proxy.revocable({}, {});
+  revocable.revoke();
+  let traps = 0;
+  const trapping = new Proxy({}, {
+    getOwnPropertyDescriptor() {
+      traps++;
+      throw secret;
+    },
+  });
+  for (const value of [trapping, revocable.proxy, { key: "k", items: [], m: trapping }]) {
+    assert.throws(() => convertOutput("x.y", out, value, 32), (e) => {
+      assert.ok(isCodeModeError(e, "capability_failure"), String(e));
+      assert.match(e.message, /result(\.m)? is a Proxy/);
+      assert.equal(e.detail, "x.y: invalid result");
+      return true;
+    });
+  }
+  assert.equal(traps, 0);
 });
 
 Deno.test("output conversion: Proxies, Sets, Maps and class instances get one defined outcome", () => {
   const out = t.struct({ items: t.list(t.int()), p: t.optional(t.struct({ x: t.int() })) });
-  // A transparent Proxy reads like its target.
-  assert.deepEqual(convertOutput("x.y", out, new Proxy({ items: new Proxy([1, 2], {}) }, {}), 32), {
-    items: [1, 2],
-  });
+  // Even a transparent Proxy is code, not data: refused, as its traps could do anything (see opaque.ts).
+  convertFails(out, new Proxy({ items: [1, 2] }, {}), "capability_failure", /result is a Proxy/);
+  convertFails(out, { items: new Proxy([1, 2], {}) }, "capability_failure", /result\.items is a Proxy/);
   convertFails(out, { items: new Set([1]) }, "capability_failure", /items must be a list, got Set/);
   convertFails(
     out,

@@ -24,6 +24,7 @@ import {
 import { type Limits, limitsProblems, resolveLimits, validateLimits } from "./limits.ts";
 import { type ErrorHook, Server } from "./server.ts";
 import { WORKER_OPTIONS_DIAGNOSTIC, workerOptionsState } from "./worker_flags.ts";
+import { firstFailureLog } from "./error_log.ts";
 import { WorkerPool } from "../executor/mod.ts";
 import type { StructSchema } from "./types.ts";
 
@@ -50,8 +51,18 @@ export interface BuilderOptions {
   /**
    * Receives every failure of capability calls and executions with its full cause, the execution id,
    * the capability and the subject (extension; see {@link ErrorHook}). Models never see any of it.
+   * Without it, the first failure of each capability whose handler throws (or returns a value that does
+   * not fit, or whose policy crashes) is logged to stderr with its cause, then at most once a minute.
    */
   readonly onError?: ErrorHook;
+  /**
+   * Whether Web Worker permission options are enabled (extension). `"detect"` (the default) reads the
+   * process's configuration files and, where Deno lets it (`--allow-all` on Linux), its command line;
+   * `"enabled"` is the host's word for what `build()` cannot see — a `deno.json` passed with `--config`
+   * from another directory, or `--unstable-worker-options`, in a process without `--allow-all`. Stating
+   * it wrongly lets Deno exit the process (code 70) at the first execution.
+   */
+  readonly workerOptions?: "detect" | "enabled";
 }
 
 /** Whether `choice` runs programs in Web Workers with permission options (the default does). */
@@ -70,6 +81,7 @@ export class Builder {
   readonly #executor: unknown;
   readonly #onError: unknown;
   readonly #probeTimeout: unknown;
+  readonly #workerOptions: unknown;
   readonly #optionsProblem: string | undefined;
   readonly #checks: RegistrationCheck[] = [];
   #closed = false;
@@ -90,6 +102,7 @@ export class Builder {
     this.#executor = options.executor;
     this.#probeTimeout = options.probeTimeoutMs;
     this.#onError = options.onError;
+    this.#workerOptions = options.workerOptions;
   }
 
   /**
@@ -135,8 +148,12 @@ export class Builder {
       if (this.#onError !== undefined && typeof this.#onError !== "function") {
         diagnostics.push("options.onError must be a function");
       }
+      const stated = this.#workerOptions;
+      if (stated !== undefined && stated !== "detect" && stated !== "enabled") {
+        diagnostics.push('options.workerOptions must be "detect" or "enabled"');
+      }
       // Before any worker exists: without worker-options the first one would end the whole process.
-      if (usesWorkers(this.#executor) && workerOptionsState() === "missing") {
+      if (usesWorkers(this.#executor) && stated !== "enabled" && workerOptionsState() === "missing") {
         diagnostics.push(WORKER_OPTIONS_DIAGNOSTIC);
       }
     }
@@ -156,7 +173,8 @@ export class Builder {
       limits,
       authorizer: this.#authorizer as Authorizer,
       executor,
-      onError: this.#onError as ErrorHook | undefined,
+      // Without a hook of its own, a host still learns of its failing handlers (on stderr).
+      onError: (this.#onError as ErrorHook | undefined) ?? firstFailureLog(),
     });
   }
 }

@@ -6,7 +6,14 @@
  * @module
  */
 export { Builder, type BuilderOptions } from "./builder.ts";
-export { type ErrorEvent, type ErrorHook, type ErrorPhase, type ExecuteOptions, Server } from "./server.ts";
+export {
+  type CapabilityShape,
+  type ErrorEvent,
+  type ErrorHook,
+  type ErrorPhase,
+  type ExecuteOptions,
+  Server,
+} from "./server.ts";
 export {
   defaultServerExecutor,
   type ExecutorChoice,
@@ -61,3 +68,4 @@ export {
   validateLimits,
 } from "./limits.ts";
 export type { Description, FieldShape } from "./describe.ts";
+export { describeCapability } from "./describe.ts";

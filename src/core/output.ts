@@ -5,9 +5,15 @@
  * Output conversion reads own enumerable properties only (inherited fields and prototype getters are
  * not part of a result), counts the wire size of what it builds as it goes and refuses a result past
  * `maxValueBytes` or `maxValueDepth` before walking the rest of it, refuses a cycle, and turns anything
- * the result throws while it is read (a getter, a Proxy trap) into `capability_failure`. Ints outside
- * ±(2^53−1) are `capability_failure`; strings are made well-formed, and two dict keys equal once made
- * well-formed are `capability_failure` too.
+ * the result throws while it is read (a getter) into `capability_failure`. Ints outside ±(2^53−1) are
+ * `capability_failure`; strings are made well-formed, and two dict keys equal once made well-formed are
+ * `capability_failure` too.
+ *
+ * A Proxy anywhere in a result (or an object inheriting from one) is refused unread, as
+ * `capability_failure`: a result is data, and a Proxy is code that runs on every read. Its traps can
+ * throw, and one `ownKeys` trap returning two million keys holds the thread for seconds inside V8's
+ * own validation of the list, before any budget could be checked (see `opaque.ts`). The conversion also
+ * polls the execution's deadline as it goes, so getters that take their time end it at the deadline.
  *
  * @module
  */
@@ -19,6 +25,17 @@ import type { TypeSchema } from "../schema.ts";
 import { utf8Length } from "../text.ts";
 import type { StructSchema } from "./types.ts";
 import { at, BOOL, exactFloat, FLOAT, INT, PathFailure, renderPath, STR } from "./value_path.ts";
+import { isInstance, isOpaque } from "./opaque.ts";
+
+/**
+ * How many values are converted between two looks at the clock (one costs ~300 ns, a plain value
+ * ~100 ns); once two looks are over {@link SLOW_MS} apart (getters that take their time), every value.
+ */
+const POLL_EVERY = 64;
+const SLOW_MS = 2;
+
+/** Unwinds a conversion that ran past the execution's deadline. */
+class OutOfTime {}
 
 type OutputFailure = PathFailure<"capability_failure" | "resource_limit">;
 
@@ -47,6 +64,7 @@ function describeJS(v: unknown): string {
 }
 
 const isEnumerable = Object.prototype.propertyIsEnumerable;
+const mapEntries = Map.prototype.entries;
 
 function wrong(what: string, v: unknown): OutputFailure {
   return outputFailure("capability_failure", (p) => `${p} must be ${what}, got ${describeJS(v)}`);
@@ -65,9 +83,12 @@ function isRecordLike(v: unknown): v is Record<string, unknown> {
  */
 class Conversion {
   #left: number;
+  #untilPoll = POLL_EVERY;
+  #pollEvery = POLL_EVERY;
+  #lastPoll = performance.now();
   readonly #ancestors = new Set<object>();
 
-  constructor(readonly maxDepth: number, readonly maxBytes: number) {
+  constructor(readonly maxDepth: number, readonly maxBytes: number, readonly deadline: number) {
     this.#left = maxBytes;
   }
 
@@ -121,7 +142,19 @@ class Conversion {
     }
   }
 
+  #poll(): void {
+    const now = performance.now();
+    if (now >= this.deadline) throw new OutOfTime();
+    if (now - this.#lastPoll > SLOW_MS) this.#pollEvery = 1;
+    this.#lastPoll = now;
+    this.#untilPoll = this.#pollEvery;
+  }
+
   convert(schema: TypeSchema, v: unknown, level: number): unknown {
+    if (--this.#untilPoll === 0) this.#poll();
+    if ((typeof v === "object" && v !== null || typeof v === "function") && isOpaque(v)) {
+      throw outputFailure("capability_failure", (p) => `${p} is a Proxy (a result must be plain data)`);
+    }
     if (level > this.maxDepth) {
       throw outputFailure(
         "resource_limit",
@@ -236,7 +269,8 @@ class Conversion {
       this.#charge(1 + varintLength(n));
       this.#fits(n, 2); // a key length and a value tag at least
       this.#enter(v);
-      for (const [key, value] of v) {
+      // The intrinsic iterator: a Map subclass's own iterator could yield more entries than `size`.
+      for (const [key, value] of mapEntries.call(v) as MapIterator<[unknown, unknown]>) {
         if (typeof key !== "string") {
           throw outputFailure("capability_failure", (p) => `${p} has a non-string key`);
         }
@@ -296,9 +330,10 @@ class Conversion {
   }
 }
 
-/** A failure thrown by the result itself while it was read (a getter, a Proxy trap), as ours. */
+/** A failure thrown by the result itself while it was read (a getter), as ours. */
 function unreadable(e: unknown): unknown {
-  if (e instanceof PathFailure) return e;
+  // Whatever a getter threw is inspected without running its code (it may be a Proxy itself).
+  if (isInstance(e, PathFailure) || isInstance(e, OutOfTime)) return e;
   return new PathFailure("capability_failure", (p) => `${p} could not be read (it threw while read)`, e);
 }
 
@@ -321,6 +356,7 @@ export function convertOutput(
   value: unknown,
   maxDepth: number,
   maxBytes: number = Number.MAX_SAFE_INTEGER,
+  deadline: number = Infinity,
 ): Record<string, unknown> {
   try {
     if (maxDepth < 1) {
@@ -330,8 +366,18 @@ export function convertOutput(
         "maxValueDepth",
       );
     }
-    return new Conversion(maxDepth, maxBytes).convert(schema, value, 1) as Record<string, unknown>;
+    return new Conversion(maxDepth, maxBytes, deadline).convert(schema, value, 1) as Record<string, unknown>;
   } catch (err) {
+    if (isInstance(err, OutOfTime)) {
+      throw budgetError(
+        "maxExecutionTime",
+        undefined,
+        `${name}: the deadline passed while its result was read`,
+        {
+          cause: new DOMException("execution deadline exceeded", "TimeoutError"),
+        },
+      );
+    }
     const failure = unreadable(err) as OutputFailure;
     const message = `${name}: invalid handler output: ${failure.render(renderPath("result", failure.steps))}`;
     if (failure.code === "resource_limit" && failure.budget !== undefined) {

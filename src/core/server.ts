@@ -13,6 +13,7 @@ import { CodeModeError, type ErrorCode } from "../errors.ts";
 import type { ExecutionBudgets, Executor } from "../executor/mod.ts";
 import { executionBudgets, type Limits } from "./limits.ts";
 import type { SearchResponse } from "../search/mod.ts";
+import type { TypeSchema } from "../schema.ts";
 import { modelDetail, utf8Length } from "../text.ts";
 
 /** Options of one execution. */
@@ -60,6 +61,16 @@ export function report(hook: ErrorHook | undefined, event: ErrorEvent): void {
 }
 
 let executions = 0;
+
+/** One enabled capability as {@link Server.capabilities} lists it. */
+export interface CapabilityShape {
+  /** Exact dotted name. */
+  readonly name: string;
+  /** Input descriptor: a struct whose fields are the keyword parameters. */
+  readonly input: TypeSchema & { readonly kind: "struct" };
+  /** Output descriptor: the dict a call returns. */
+  readonly output?: TypeSchema & { readonly kind: "struct" };
+}
 
 /** What a server is made of (see `Builder.build()`). */
 export interface ServerParts {
@@ -131,6 +142,15 @@ export class Server {
   }
 
   /**
+   * The enabled capabilities' names with their input and output descriptors, in registration order:
+   * what a host needs to show a model examples drawn from this catalog (the MCP adapter's tool
+   * descriptions do).
+   */
+  capabilities(): readonly CapabilityShape[] {
+    return this.#catalog.stubs;
+  }
+
+  /**
    * Runs a Starlark program whose `main()` may call the enabled capabilities, as `subject`, and resolves
    * to the converted return value of `main()`. Rejects with a `CodeModeError` whose trusted causes have
    * been removed, or with the signal's reason when `options.signal` aborts first.
@@ -173,6 +193,7 @@ export class Server {
           authorizer: this.#authorizer,
           limits: this.#limits,
           subject: trusted,
+          deadline: startedAt + this.#limits.maxExecutionTime,
           onError: onError === undefined
             ? undefined
             : (event) => report(onError, { ...event, executionId, subject: trusted }),

@@ -14,8 +14,10 @@
  * Anything it cannot read — a config file without read permission, one it cannot parse, a compiled
  * binary (whose flags were fixed at compile time) — is `"unknown"`, and `build()` goes on as before.
  * When the configs were all read and none enables the feature but the command line could not be read,
- * the answer is `"missing"`: the flag given on the command line only is then refused by mistake, and the
- * diagnostic says to list it in `deno.json`, which is one line against a host that dies.
+ * the answer is `"missing"`: a flag or a `--config` file elsewhere, given on the command line only, is
+ * then refused by mistake (Deno exposes neither to the program: `Deno.args` holds only the script's own
+ * arguments), and the diagnostic says how to state it: `workerOptions: "enabled"` in the Builder
+ * options, or the feature in a `deno.json` where it is looked for — one line against a host that dies.
  *
  * @module
  */
@@ -185,5 +187,7 @@ export function workerOptionsState(view: ProcessView = currentProcess()): Worker
 export const WORKER_OPTIONS_DIAGNOSTIC =
   "the worker executor needs Web Worker permission options, which this Deno process was started " +
   'without (Deno would exit with code 70 at the first execution): add "unstable": ["worker-options"] ' +
-  "to your deno.json (a --unstable-worker-options flag is only seen under --allow-all), or choose " +
-  'executor: "process" or "inline"';
+  'to the deno.json above your main module or working directory, or choose executor: "process" or ' +
+  '"inline". If you did enable them in a way build() cannot see without --allow-all (a deno.json passed ' +
+  "with --config from another directory, or --unstable-worker-options), say so with workerOptions: " +
+  '"enabled" in the Builder options';

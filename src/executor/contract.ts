@@ -76,6 +76,12 @@ export interface ExecutionRequest {
   readonly signal?: AbortSignal;
   /** `performance.now()` when the request arrived (the time budget starts here). */
   readonly startedAt: number;
+  /**
+   * Told the steps the program's run used when it ended with an outcome (a value or a classified
+   * failure; not at a deadline or cancellation), as the sandbox reports them: for telemetry and for
+   * checking that every executor charges a program alike. Never trusted for a decision.
+   */
+  readonly onSteps?: (steps: number) => void;
 }
 
 /** Runs programs. Implementations: a worker pool and an inline (same isolate) executor. */

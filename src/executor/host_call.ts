@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { types } from "node:util";
 import { CodeModeError } from "../errors.ts";
 import { utf8Length, WireFormatError, WireLimitError, type WireLimits, WireTypeError } from "./codec.ts";
 import type { ExecutionBudgets, ExecutionRequest } from "./contract.ts";
@@ -58,6 +59,18 @@ export class SandboxViolation extends CodeModeError {
   constructor(message: string, cause?: unknown) {
     super("internal", message, cause === undefined ? {} : { cause });
     this.name = "SandboxViolation";
+  }
+}
+
+/**
+ * Whether a dispatch threw one of our classified errors. A Proxy is never one, and is not asked (its
+ * `getPrototypeOf` trap would run and may throw).
+ */
+function classified(e: unknown): e is CodeModeError {
+  try {
+    return !types.isProxy(e) && e instanceof CodeModeError;
+  } catch {
+    return false;
   }
 }
 
@@ -116,8 +129,8 @@ export class NativeCallHost {
     try {
       output = await req.dispatch(cap, decoded, signal);
     } catch (e) {
-      if (e instanceof CodeModeError) throw e;
       if (signal.aborted && e === signal.reason) throw e;
+      if (classified(e)) throw e;
       throw internalError(`${stub.name}: dispatch failed unexpectedly`, e);
     }
 
@@ -222,6 +235,16 @@ export function judgeOutcome(
   const budgets = request.budgets;
   if (outcome === null || typeof outcome !== "object") {
     return { error: internalError("sandbox sent a malformed outcome"), reusable: false };
+  }
+  if (
+    request.onSteps !== undefined && typeof outcome.steps === "number" &&
+    (outcome.ok === true || outcome.kind !== "interrupted")
+  ) {
+    try {
+      request.onSteps(outcome.steps);
+    } catch {
+      // An observer's failure is not the execution's.
+    }
   }
   if (outcome.ok === true) {
     if (!(outcome.value instanceof Uint8Array)) {

@@ -87,6 +87,12 @@ export interface InlineExecutorOptions {
    * V8's heap limit (2 GiB when unknown), so the executions cannot exhaust the host's heap together.
    */
   readonly maxHeldMemoryBytes?: number;
+  /**
+   * How long an execution runs as an ordinary run before it starts again sliced, ms (default 5). 0
+   * runs every execution sliced from its start: slower, but the same steps and outcomes (tests use it
+   * to hold the sliced engine to the ordinary one).
+   */
+  readonly firstSliceMs?: number;
 }
 
 /** The engine's worst measured heap growth over `maxMemoryBytes` (tests/starlark/containment_test.ts). */
@@ -131,6 +137,7 @@ export class InlineExecutor implements Executor {
   readonly #turns = new Turns();
   readonly #shares = new Map<string, Share>();
   readonly #maxHeldMemory: number;
+  readonly #firstSliceMs: number;
   #heldMemory = 0;
   #active = 0;
   #closed = false;
@@ -152,6 +159,9 @@ export class InlineExecutor implements Executor {
     this.#maxQueued = Math.floor(positive(options.maxQueuedPerSubject, 64, "maxQueuedPerSubject"));
     this.#dialect = options.dialect;
     this.#maxHeldMemory = positive(options.maxHeldMemoryBytes, defaultHeldMemory(), "maxHeldMemoryBytes");
+    const first = options.firstSliceMs ?? FIRST_SLICE_MS;
+    if (!(first >= 0)) throw new CodeModeError("invalid_registration", "firstSliceMs must not be negative");
+    this.#firstSliceMs = first;
     this.#release.noteBaseline();
   }
 
@@ -355,7 +365,7 @@ export class InlineExecutor implements Executor {
     const compiled = {}; // replays reuse the compiled program
     // Every run starts as an ordinary run; one that is still running after its first slice starts
     // again (Starlark is deterministic: the memo answers its native calls) as a sliced run.
-    let sliced = false;
+    let sliced = this.#firstSliceMs === 0;
     const turn = async () => {
       await this.#turns.next(share.used, signal);
     };
@@ -374,7 +384,7 @@ export class InlineExecutor implements Executor {
       let index = 0;
       let pending: { cap: number; args: Uint8Array } | undefined;
       let diverged = false;
-      const sliceEnd = performance.now() + FIRST_SLICE_MS;
+      const sliceEnd = performance.now() + this.#firstSliceMs;
       const options: ProgramRunOptions = {
         source: request.source,
         env,

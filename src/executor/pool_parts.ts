@@ -20,6 +20,13 @@ export interface PoolOptions {
    */
   readonly maxSlotsPerSubject?: number;
   /**
+   * Slots kept for light subjects (holding no slot, with no other execution waiting): a few subjects
+   * flooding long programs then cannot keep a light subject waiting for one of their runs to end.
+   * Default: one slot in eight (at least one) when there are 4 slots or more, none below. At most
+   * `maxConcurrentExecutions - 1`.
+   */
+  readonly reservedSlots?: number;
+  /**
    * Most executions of one subject waiting for a slot; more are refused at once with `resource_limit`
    * (a flood of requests, or a JSON-RPC batch, cannot queue without bound). Default 64.
    */
@@ -200,6 +207,9 @@ export function resolveSchedulerOptions(
   const warmUp = options.warmUpMs ?? (strict ? 0 : 10);
   const share = Math.floor(positive(options.maxSlotsPerSubject, Math.ceil(max / 2), "maxSlotsPerSubject"));
   const drainGrace = positive(options.drainGraceMs, defaults.drainGrace ?? 1_000, "drainGraceMs");
+  const reserved = Math.floor(
+    positive(options.reservedSlots, max >= 4 ? Math.max(1, Math.floor(max / 8)) : 0, "reservedSlots"),
+  );
   return {
     max,
     maxPerSubject: Math.min(max, share),
@@ -216,6 +226,7 @@ export function resolveSchedulerOptions(
       positive(options.spawnConcurrency, Math.max(1, navigator.hardwareConcurrency || 2), "spawnConcurrency"),
     ),
     dialect: options.dialect as Readonly<Record<string, boolean>> | undefined,
+    reserved: Math.min(max - 1, reserved),
   };
 }
 

@@ -19,6 +19,8 @@ import {
   Builtin,
   call,
   compile,
+  type CompileJob,
+  type CompileOptions,
   type Dialect,
   EvalError,
   freeze,
@@ -35,6 +37,7 @@ import {
   StarlarkError,
   StarlarkSyntaxError,
   startCall,
+  startCompile,
   type StartedProgram,
   sum,
   Thread,
@@ -45,7 +48,7 @@ import { WireFormatError, WireLimitError, type WireLimits, WireTypeError } from 
 import type { CapabilityStub, ExecutionBudgets } from "./contract.ts";
 import { type CatalogPayload, type FailureKind, type RunOutcome, safeDetail } from "./protocol.ts";
 import { bindArguments, BindError, decodeStarValue, displayText, encodeFinalValue } from "./star_codec.ts";
-import { evalDetail, syntaxHint, withHint } from "./program_hints.ts";
+import { evalDetail, type ProgramNames, syntaxHint, withHint } from "./program_hints.ts";
 
 /**
  * The capability environment a sandbox keeps between runs. The host sends a catalog's stubs only the first
@@ -363,6 +366,7 @@ export class ProgramRun {
   readonly #state: RunState;
   #interrupted: string | undefined;
   #top: StartedProgram | undefined;
+  #job: CompileJob | undefined;
   #main: SlicedCall | undefined;
   #outcome: RunOutcome | undefined;
 
@@ -411,7 +415,12 @@ export class ProgramRun {
         result = call(thread, main, [], []);
       } else {
         thread.pauseAt = until;
-        this.#top ??= this.#compile().start(thread, options.env.predeclared);
+        if (this.#top === undefined) {
+          // Compiling takes turns too: the job stops between top-level statements once the slice is over.
+          const program = this.#compileSliced();
+          if (program === undefined) return undefined;
+          this.#top = program.start(thread, options.env.predeclared);
+        }
         if (this.#main === undefined) {
           if (!this.#top.top.resume()) return undefined;
           this.#main = startCall(thread, this.#checkGlobals(this.#top.globals()), []);
@@ -423,7 +432,7 @@ export class ProgramRun {
       state.inMain = false;
       this.#outcome = { ok: true, value: encodeFinalValue(result, state.limits), steps: thread.steps };
     } catch (e) {
-      this.#outcome = classify(e, state, thread.steps, this.#interrupted, options.source);
+      this.#outcome = classify(e, state, thread.steps, this.#interrupted, options.source, options.env);
     } finally {
       state.inMain = false;
       thread.pauseAt = Infinity;
@@ -431,14 +440,43 @@ export class ProgramRun {
     return this.#outcome;
   }
 
+  // Compiling is charged to the run's thread and polled like the run (the budgets hold from the first
+  // byte of source); a run that reuses a program compiled earlier is charged what compiling it cost, so
+  // every run of a source pays the same steps whichever compiled it.
   #compile(): Program {
     const options = this.#options;
-    const program = options.compiled?.program ?? compile(options.source, {
+    const cached = options.compiled?.program;
+    if (cached !== undefined) cached.chargeCompilation(this.#thread);
+    return this.#compiled(cached ?? compile(options.source, this.#compileOptions()));
+  }
+
+  /** {@link #compile} for a sliced run: undefined when the slice ended first (resume again). */
+  #compileSliced(): Program | undefined {
+    const options = this.#options;
+    const cached = options.compiled?.program;
+    if (cached !== undefined) {
+      cached.chargeCompilation(this.#thread);
+      return this.#compiled(cached);
+    }
+    this.#job ??= startCompile(options.source, this.#compileOptions());
+    const program = this.#job.step(true);
+    return program === undefined ? undefined : this.#compiled(program);
+  }
+
+  #compileOptions(): CompileOptions {
+    const options = this.#options;
+    return {
       filename: PROGRAM_FILENAME,
       dialect: this.#thread.dialect,
       predeclared: options.env.predeclared.keys(),
       sliced: options.sliced === true,
-    });
+      budget: this.#thread,
+    };
+  }
+
+  /** Keeps `program` for later runs and checks it loads no module. */
+  #compiled(program: Program): Program {
+    const options = this.#options;
     if (options.compiled !== undefined) options.compiled.program = program;
     if (program.loads.length > 0) {
       const msg = `${PROGRAM_FILENAME}: load statements are not allowed (module loading is disabled)`;
@@ -469,6 +507,7 @@ function classify(
   steps: number,
   interrupted: string | undefined,
   source: string,
+  names?: ProgramNames,
 ): RunOutcome {
   if (e instanceof SuspendRun) return failure("suspended", e.message, steps);
   if (e instanceof NativeFailure) return failure("native", e.message, steps, { code: e.code });
@@ -485,12 +524,12 @@ function classify(
   }
   if (e instanceof ResourceError) return failure("resource", e.message, steps, { code: engineBudget(e) });
   if (e instanceof StarlarkSyntaxError) {
-    const detail = withHint(safeDetail(displayText(e.message)), syntaxHint(e, source));
+    const detail = withHint(safeDetail(displayText(e.message)), syntaxHint(e, source, names));
     return failure("program", detail, steps, { detail });
   }
   if (e instanceof InternalError) return failure("internal", e.message, steps);
   if (e instanceof EvalError) {
-    const detail = evalDetail(e);
+    const detail = evalDetail(e, source, names);
     return failure("program", detail, steps, { detail });
   }
   if (e instanceof WireTypeError) {

@@ -13,6 +13,8 @@
  * the back of the rotation), one subject holds at most `maxPerSubject` slots with running or unwinding
  * executions, and at most `maxQueuedPerSubject` of its executions wait; more are refused at once with
  * `resource_limit`. Every execution counts, however it arrived (one request each, or a JSON-RPC batch).
+ * Reserved slots: a few slots go only to light subjects, so a flood of long programs from a few subjects
+ * cannot keep a light subject waiting for one of their runs to end (see admission.ts).
  *
  * @module
  */
@@ -21,6 +23,7 @@ import type { ExecutionRequest } from "./contract.ts";
 import { checkRequest, deadlineError, internalError, type Verdict } from "./host_call.ts";
 import type { SelfCheckReport } from "./protocol.ts";
 import { FairQueue } from "./fair_queue.ts";
+import { type Admission, idleToEnd, isLight, mayStart, slotsWanted } from "./admission.ts";
 import { type AbortKind, PoolExecution, type PoolStats } from "./pool_parts.ts";
 
 /** A timer handle as this runtime types it. */
@@ -111,6 +114,8 @@ export interface SchedulerConfig {
   readonly stuckAfter: number;
   /** Spawns in flight at once. */
   readonly spawnConcurrency: number;
+  /** Slots kept for subjects that hold none (see the module doc). */
+  readonly reserved: number;
 }
 
 /** The health of a pool, as `/healthz` reports it. */
@@ -134,6 +139,8 @@ export class SlotScheduler<S extends Slot> {
   readonly #idle = new Map<string, S[]>();
   readonly #queue = new FairQueue<PoolExecution>();
   readonly #active = new Map<string, number>();
+  /** Slots held by executions, all subjects together (the sum of #active). */
+  #held = 0;
   #nextExecId = 1;
   #live = 0;
   #spawning = 0;
@@ -274,6 +281,7 @@ export class SlotScheduler<S extends Slot> {
     this.#fresh.length = 0;
     this.#idle.clear();
     this.#active.clear();
+    this.#held = 0;
     this.#live = 0;
     this.#stuck = 0;
     clearInterval(this.#reaper);
@@ -364,6 +372,7 @@ export class SlotScheduler<S extends Slot> {
     const s = sb.holder;
     if (s === undefined) return;
     sb.holder = undefined;
+    this.#held--;
     const n = (this.#active.get(s) ?? 1) - 1;
     if (n <= 0) this.#active.delete(s);
     else this.#active.set(s, n);
@@ -419,8 +428,21 @@ export class SlotScheduler<S extends Slot> {
     this.#pump();
   }
 
+  /** The admission rules' view of this pool now (admission.ts). */
+  get #admission(): Admission {
+    const c = this.#c, q = this.#queue;
+    return {
+      max: c.max,
+      reserved: c.reserved,
+      maxPerSubject: c.maxPerSubject,
+      held: this.#held,
+      active: this.#active,
+      queued: (s) => q.count(s),
+    };
+  }
+
   #underShare(subject: string): boolean {
-    return (this.#active.get(subject) ?? 0) < this.#c.maxPerSubject;
+    return mayStart(this.#admission, subject);
   }
 
   #pump(): void {
@@ -463,7 +485,8 @@ export class SlotScheduler<S extends Slot> {
         const own = this.#idle.get(s);
         if (own !== undefined && own.length > 0) {
           const room = this.#c.max - this.#live + this.#stoppingSoon() + this.#spawning;
-          if (unmet.size <= room) {
+          // A light subject's idle sandbox is its reserved slot: it is reused, not ended for the flood.
+          if (unmet.size <= room || isLight(this.#admission, s)) {
             const sb = own.pop()!;
             if (own.length === 0) this.#idle.delete(s);
             this.#start(q.take((x) => x === s)!, sb);
@@ -481,10 +504,8 @@ export class SlotScheduler<S extends Slot> {
       }
     }
     const canSpawn = () => this.#spawning < this.#c.spawnConcurrency;
-    let need = -this.#spawning;
-    for (const s of q.subjects()) {
-      need += Math.min(q.count(s), Math.max(0, this.#c.maxPerSubject - (this.#active.get(s) ?? 0)));
-    }
+    // A light subject's execution may use a reserved slot; the others share what the reserve leaves.
+    let need = slotsWanted(this.#admission, q.subjects()) - this.#spawning;
     while (need > 0 && this.#live < this.#c.max && canSpawn()) {
       this.#spawn();
       need--;
@@ -492,7 +513,7 @@ export class SlotScheduler<S extends Slot> {
     // Sandboxes already stopping free their slots soon: evict no more idle ones than still needed.
     need -= this.#stoppingSoon();
     while (need > 0 && canSpawn()) {
-      const victim = this.#lruIdle();
+      const victim = idleToEnd(this.#idle, this.#admission);
       if (victim === undefined) break;
       this.retire(victim);
       // The victim's slot frees only once it has stopped; spawn now only if it already has.
@@ -508,20 +529,13 @@ export class SlotScheduler<S extends Slot> {
     }
   }
 
-  #lruIdle(): S | undefined {
-    let best: S | undefined;
-    for (const list of this.#idle.values()) {
-      if (list.length > 0 && (best === undefined || list[0].lastUsed < best.lastUsed)) best = list[0];
-    }
-    return best;
-  }
-
   #start(exec: PoolExecution, sb: S): void {
     const subject = exec.request.subjectId;
     sb.state = "busy";
     sb.subject = subject;
     sb.execution = exec;
     sb.holder = subject;
+    this.#held++;
     this.#active.set(subject, (this.#active.get(subject) ?? 0) + 1);
     exec.sandbox = sb;
     this.#executions++;

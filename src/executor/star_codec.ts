@@ -11,7 +11,18 @@
  * @module
  */
 import { kindWord, type StructField, type TypeSchema } from "../schema.ts";
-import { Dict, Float, type Kwargs, List, type Thread, Tuple, typeName, type Value } from "../starlark/mod.ts";
+import { unexpectedNameHint } from "../suggest.ts";
+import {
+  Dict,
+  Float,
+  intBounded,
+  type Kwargs,
+  List,
+  type Thread,
+  Tuple,
+  typeName,
+  type Value,
+} from "../starlark/mod.ts";
 import {
   decodeUtf8,
   TAG_DICT,
@@ -56,8 +67,44 @@ export function displayText(s: string): string {
   return decodeUtf8(bytes);
 }
 
+/**
+ * Names (keyword arguments, dict keys) longer than this many bytes are shown by their first bytes and how
+ * many more: a program may pass a key of megabytes, and a message or argument path that copied it whole
+ * would be built outside every budget (20 MB of control bytes took the host thread ~500 ms).
+ */
+const SHOWN_NAME_BYTES = 256;
+
+/** The first `n` bytes of a long name, cut before a UTF-8 rune or surrogate pair it would split. */
+function nameHead(name: string, n: number): string {
+  let end = n;
+  // A rune has at most 3 continuation bytes; more in a row are invalid bytes, each shown on its own.
+  for (let k = 0; k < 3 && end > 0 && (name.charCodeAt(end) & 0xffc0) === 0x80; k++) end--;
+  const last = name.charCodeAt(end - 1);
+  if (last >= 0xd800 && last < 0xdc00) end--;
+  return name.slice(0, end);
+}
+
 function quote(name: string): string {
-  return JSON.stringify(displayText(name));
+  if (name.length <= SHOWN_NAME_BYTES) return JSON.stringify(displayText(name));
+  // The longest head whose quoted text (escapes make it up to 6× longer) fits in SHOWN_NAME_BYTES
+  // characters, found by bisection over heads of at most that many bytes; then, like the engine's
+  // bounded quoting, that text left open and how many bytes are left out.
+  let lo = 0, hi = SHOWN_NAME_BYTES;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    const q = JSON.stringify(displayText(nameHead(name, mid)));
+    if (q.length - 1 <= SHOWN_NAME_BYTES) lo = mid;
+    else hi = mid - 1;
+  }
+  const head = nameHead(name, lo);
+  return JSON.stringify(displayText(head)).slice(0, -1) + `... (${name.length - head.length} more bytes)`;
+}
+
+/** {@link displayText} of a name, bounded like {@link quote}. */
+function shownName(name: string): string {
+  if (name.length <= SHOWN_NAME_BYTES) return displayText(name);
+  const head = nameHead(name, SHOWN_NAME_BYTES);
+  return displayText(head) + `... (${name.length - head.length} more bytes)`;
 }
 
 /**
@@ -100,7 +147,9 @@ function checkValue(schema: TypeSchema, v: Value, path: string, noneOk: boolean,
     case "float":
       if (typeof v === "number" || typeof v === "bigint") {
         if (exactFloat(v) === undefined) {
-          throw new BindError(`argument ${path} must be a float; the int ${v} has no exact float value`);
+          throw new BindError(
+            `argument ${path} must be a float; the int ${intBounded(v)} has no exact float value`,
+          );
         }
         return;
       }
@@ -188,10 +237,11 @@ function checkFields(
 ): void {
   for (const key of given.keys()) {
     if (!fields.some((f) => f.name === key)) {
+      const names = fields.map((f) => f.name);
       throw new BindError(
         prefix === ""
-          ? `unexpected keyword argument ${quote(key)}`
-          : `unexpected field ${prefix}${displayText(key)}`,
+          ? `unexpected keyword argument ${quote(key)}${unexpectedNameHint(key, names)}`
+          : `unexpected field ${prefix}${shownName(key)}${unexpectedNameHint(key, names, "fields")}`,
       );
     }
   }
@@ -317,7 +367,9 @@ function encodeStar(w: WireWriter, v: Value, level: number, path: string): void 
       w.byte(TAG_STR);
       return w.binaryString(v);
     case "bigint":
-      throw new WireTypeError(`${path}: int ${v} is out of range (ints must be within ±9007199254740991)`);
+      throw new WireTypeError(
+        `${path}: int ${intBounded(v)} is out of range (ints must be within ±9007199254740991)`,
+      );
     case "object":
       if (v === null) return w.byte(TAG_NONE);
       if (v instanceof Float) {

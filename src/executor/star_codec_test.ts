@@ -227,6 +227,32 @@ Deno.test("star codec: engine text in messages follows the one invalid-UTF-8 rul
   assert.match(bindError([["k\xff", "v"]]), /unexpected keyword argument "k\ufffd"/);
 });
 
+Deno.test("star codec: a long keyword or key is named by a bounded prefix and how many bytes are left", () => {
+  const JSON_INPUT: Struct = { kind: "struct", fields: [{ name: "value", type: { kind: "json" } }] };
+  for (const [unit, shown] of [["x", 255], ["\x01", 42], ["\xe6\x97\xa5", 255]] as const) {
+    const name = unit.repeat(1_000_000);
+    const m =
+      /^unexpected keyword argument "(.*)\.\.\. \((\d+) more bytes\)(; accepted keyword arguments: [^"]*)?$/s
+        .exec(bindError([[name, 1]]));
+    assert.ok(m !== null, unit);
+    // The quoted prefix is the quoting of the name's first bytes, at most 256 characters.
+    assert.equal(m[1], JSON.stringify(displayText(name.slice(0, shown))).slice(1, -1), unit);
+    assert.ok(m[1].length < 256);
+    assert.equal(Number(m[2]), name.length - shown, unit);
+    const path = bindError([["value", dict([[name, new Float(NaN)]])]], JSON_INPUT);
+    assert.ok(path.length < 400 && path.endsWith(" more bytes)] must be a finite float"), path.slice(-60));
+  }
+  // Short names are quoted whole, as before.
+  assert.match(
+    bindError([["k".repeat(256), "v"]]),
+    new RegExp(`argument "${"k".repeat(256)}"(; accepted keyword arguments: [^"]*)?$`),
+  );
+  assert.match(
+    bindError([["key", "a"], ["ratio", 3n ** 1000n]]),
+    /the int 1322070819\d{246}\.\.\. \(222 more digits\) has/,
+  );
+});
+
 Deno.test("star codec: an int binds to a float exactly, and crosses as a float", () => {
   // decodeArguments refuses an int tag for a float field, so passing proves the wire carries a float.
   assert.deepEqual(bind([["key", "a"], ["ratio", 100]]), { key: "a", ratio: 100 });

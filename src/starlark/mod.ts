@@ -42,12 +42,13 @@
  * of JS stack (calls nested in an augmented element assignment, say) is a plain `depth` ResourceError.
  * Syntax of any length (operator chains, `elif` chains) and values of any depth (hashing, `repr`,
  * `json`) are handled without recursion. Long operations poll `checkInterrupt` from inside,
- * so a deadline is honoured within a few milliseconds.
+ * so a deadline is honoured within a few milliseconds. Compiling is charged and polled too: `execFile`
+ * charges its thread for it, and {@link compile} the `budget` it is given (see {@link CompileOptions}).
  *
  * @module
  */
 import { UNIVERSE } from "./builtins/mod.ts";
-import { compileProgram, type Program } from "./eval/exec.ts";
+import { type CompileBudget, CompileJob, compileProgram, type Program } from "./eval/exec.ts";
 import type { PredeclaredValues, ProgramOptions } from "./eval/exec.ts";
 import { json, math, sum } from "./lib/mod.ts";
 import { type Dialect, freeze, Thread, type ThreadOptions, type Value } from "./values/mod.ts";
@@ -55,7 +56,9 @@ import { type Dialect, freeze, Thread, type ThreadOptions, type Value } from "./
 export { UNIVERSE } from "./builtins/mod.ts";
 export { json, math, sum } from "./lib/mod.ts";
 export { Program } from "./eval/exec.ts";
-export type { PredeclaredValues, StartedProgram } from "./eval/exec.ts";
+export type { CompileBudget, PredeclaredValues, StartedProgram } from "./eval/exec.ts";
+export { CompileJob } from "./eval/exec.ts";
+export type { FrontEndBudget } from "./syntax/meter.ts";
 export { SlicedCall, startCall } from "./eval/sliced.ts";
 export { StarFunction } from "./eval/function.ts";
 export { InternalError } from "./eval/errors.ts";
@@ -76,6 +79,7 @@ export {
   fromJS,
   fromJSString,
   HOST_TURN,
+  intBounded,
   List,
   MIN_INT_BITS,
   Module,
@@ -127,6 +131,14 @@ export interface CompileOptions {
    * every function gets a generator form in which loops pause. Such a program also runs normally.
    */
   sliced?: boolean;
+  /**
+   * Charged for the work of compiling and polled like a run, so that a huge or pathological source
+   * stops at the budgets (usually the {@link Thread} that will run the program): a step and 192 bytes
+   * of memory per token scanned and per node resolved and compiled, plus
+   * the conversion of long int literals, which beyond the budget's `maxIntBits` are a compile error.
+   * Without it compiling is bounded only by the source's size.
+   */
+  budget?: CompileBudget;
 }
 
 /**
@@ -136,10 +148,23 @@ export interface CompileOptions {
  * @throws {StarlarkSyntaxError} for scan, parse and resolve errors (`file:line:col: message`).
  */
 export function compile(source: string, options: CompileOptions = {}): Program {
+  return compileProgram(source, programOptions(options), UNIVERSE);
+}
+
+/**
+ * Starts a compilation that a sliced run can spread over its slices: {@link CompileJob.step} with
+ * `pausable` stops between two top-level statements once the budget's pause is due.
+ */
+export function startCompile(source: string, options: CompileOptions = {}): CompileJob {
+  return new CompileJob(source, programOptions(options), UNIVERSE);
+}
+
+function programOptions(options: CompileOptions): ProgramOptions {
   const opts: ProgramOptions = { filename: options.filename, dialect: options.dialect };
   if (options.predeclared !== undefined) opts.predeclared = options.predeclared;
   if (options.sliced === true) opts.sliced = true;
-  return compileProgram(source, opts, UNIVERSE);
+  if (options.budget !== undefined) opts.budget = options.budget;
+  return opts;
 }
 
 /** Options of {@link execFile}: the thread's options plus the file name and predeclared values. */
@@ -182,9 +207,10 @@ export function execFile(source: string, options: ExecOptions = {}): ExecResult 
     : predeclared instanceof Map
     ? [...(predeclared as ReadonlyMap<string, Value>).keys()]
     : Object.keys(predeclared);
+  // The thread pays for compiling as it pays for running: the budgets hold from the first byte.
   const program = compileProgram(
     source,
-    { filename: options.filename, dialect: thread.dialect, predeclared: names },
+    { filename: options.filename, dialect: thread.dialect, predeclared: names, budget: thread },
     UNIVERSE,
   );
   const globals = program.run(thread, predeclared);

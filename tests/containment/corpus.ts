@@ -24,6 +24,10 @@ import {
   RECURSION,
   RESULTS,
 } from "./corpus_flows.ts";
+import { COMPILATION } from "./corpus_compile.ts";
+import { ERROR_QUOTES } from "./corpus_error_quotes.ts";
+import { HANDLER_OBJECTS } from "./corpus_handlers.ts";
+import { COLLISIONS } from "./corpus_collisions.ts";
 
 export type { HostileClass, HostileProgram, Outcome } from "./corpus_kit.ts";
 
@@ -48,6 +52,10 @@ export const HOSTILE_CORPUS: readonly HostileProgram[] = Object.freeze([
   ...PRINTS,
   ...HOLD,
   ...BOUNDED,
+  ...COMPILATION,
+  ...ERROR_QUOTES,
+  ...HANDLER_OBJECTS,
+  ...COLLISIONS,
 ]);
 
 /** The normal program the well-behaved subject runs next to the corpus, and its expected result. */

@@ -26,7 +26,9 @@ export type HostileClass =
   | "native"
   | "result"
   | "print"
-  | "hold";
+  | "hold"
+  | "compile"
+  | "error-quote";
 
 /** One hostile program. */
 export interface HostileProgram {
@@ -42,7 +44,8 @@ export interface HostileProgram {
   readonly why: string;
   /**
    * Whether it calls the harness-only capabilities (`text.echo`, `data.total`), which the demo server
-   * behind `deno task serve` does not have.
+   * behind `deno task serve` does not have, or is meant for the harness alone (the compilation family's
+   * multi-megabyte sources, over the HTTP edge's 1 MiB body cap).
    */
   readonly harnessOnly?: boolean;
 }

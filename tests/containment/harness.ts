@@ -35,6 +35,7 @@ import {
   type Outcome,
 } from "./corpus.ts";
 import { cpuShareOver, treeRssBytes } from "./proc.ts";
+import { registerHostileHandlers } from "./corpus_handlers.ts";
 import { loadFactor } from "../timing.ts";
 
 /** The executors the harness knows by name. */
@@ -201,6 +202,7 @@ export async function buildHarnessServer(executor: ExecutorName, limits?: Partia
   });
   registerDemoCapabilities(builder);
   registerHarnessCapabilities(builder);
+  registerHostileHandlers(builder);
   return await builder.build();
 }
 
@@ -241,12 +243,13 @@ async function runHostile(
   program: HostileProgram,
   subject: string,
   maxExecutionTime: number,
+  source: string = program.source,
 ): Promise<HostileRecord> {
   const started = performance.now();
   let outcome: Outcome | "unclassified" = "ok";
   let message = "";
   try {
-    await server.execute({ id: subject }, program.source);
+    await server.execute({ id: subject }, source);
   } catch (err) {
     outcome = outcomeOf(err);
     message = shortMessage(err);
@@ -311,6 +314,9 @@ export async function runHarness(
     const attackers = config.attackers ?? 1;
     // Warm-up: the first executions pay for worker spawns and JIT; the baseline is taken after them.
     for (let i = 0; i < 3; i++) await server.execute({ id: "normal-user" }, NORMAL_PROGRAM.source);
+    // Some families make their multi-megabyte sources when read (corpus_compile.ts): made here, before
+    // the baseline and the clocks, and dropped once the hostile phase is over.
+    const sources = new Map(selectPrograms(config).map((p) => [p.name, p.source]));
     gc();
     const rssBaselineBytes = Deno.memoryUsage().rss;
     emit({ t: "ready", rss: rssBaselineBytes });
@@ -344,7 +350,7 @@ export async function runHarness(
         const program = queue[index];
         emit({ t: "start", name: program.name });
         const subject = `attacker-${laneIndex % attackers}`;
-        let record = await runHostile(server, program, subject, maxExecutionTime);
+        let record = await runHostile(server, program, subject, maxExecutionTime, sources.get(program.name));
         if (config.settleMs) record = { ...record, cpuAfter: await cpuShareOver(Deno.pid, config.settleMs) };
         records.push(record);
         emit({ t: "end", record });
@@ -353,6 +359,7 @@ export async function runHarness(
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, (_, i) => lane(i)));
     const hostileWallMs = performance.now() - t0;
     hostileOver = true;
+    sources.clear();
     clearInterval(ticker);
     finishHostile();
     const { latencies, failures } = await normal;

@@ -108,3 +108,62 @@ try {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a deno.json passed with --config from elsewhere: seen under --allow-all, else stated with workerOptions", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "codemode-config-elsewhere-" });
+  try {
+    // The app has no configuration of its own; the one that enables worker-options lives elsewhere.
+    await Deno.mkdir(`${dir}/app`);
+    await Deno.mkdir(`${dir}/conf`);
+    await Deno.mkdir(`${dir}/cwd`);
+    const imports = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url))).imports;
+    await Deno.writeTextFile(
+      `${dir}/conf/deno.json`,
+      JSON.stringify({ imports, unstable: ["worker-options"] }),
+    );
+    const mod = new URL("../../mod.ts", import.meta.url).href;
+    const program = (options: string) =>
+      `import { allowAll, Builder, t } from "${mod}";
+const b = new Builder({ authorizer: allowAll()${options} });
+b.register({ name: "a.b", summary: "x", output: t.struct({ n: t.int() }), handler: () => ({ n: 7 }) });
+try {
+  const s = await b.build();
+  console.log("ran " + JSON.stringify(await s.execute({ id: "u" }, "def main():\\n    return a.b()\\n")));
+  await s.close();
+} catch (e) {
+  console.log("refused: " + (e as Error).message);
+}
+`;
+    await Deno.writeTextFile(`${dir}/app/detect.ts`, program(""));
+    await Deno.writeTextFile(`${dir}/app/stated.ts`, program(', workerOptions: "enabled"'));
+    const run = async (flags: string[], file: string) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--quiet",
+          "--no-prompt",
+          "--no-check",
+          "--config",
+          `${dir}/conf/deno.json`,
+          ...flags,
+          file,
+        ],
+        cwd: `${dir}/cwd`,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout).trim();
+      assert.equal(out.code, 0, `${flags} ${file}: ${text}${new TextDecoder().decode(out.stderr)}`);
+      return text;
+    };
+    // Without --allow-all the command line cannot be read: refused, and told how to state it.
+    const refused = await run(["--allow-read"], `${dir}/app/detect.ts`);
+    assert.ok(refused.startsWith("refused: ") && refused.includes(WORKER_OPTIONS_DIAGNOSTIC), refused);
+    assert.match(refused, /--config from another directory.*workerOptions: "enabled"/);
+    // Under --allow-all the --config flag is read; stated explicitly it needs nothing more. Both run.
+    assert.equal(await run(["--allow-all"], `${dir}/app/detect.ts`), 'ran {"n":7}');
+    assert.equal(await run(["--allow-read"], `${dir}/app/stated.ts`), 'ran {"n":7}');
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -24,6 +24,7 @@ import {
   HASH_POLL_MASK,
   int64Arg,
   intArg,
+  intBounded,
   isIterable,
   iterableArg,
   iterate,
@@ -67,7 +68,9 @@ export function bytesBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Val
         throw new EvalError(`bytes: at index ${i}, got ${typeName(v)}, want int`);
       }
       if (v < 0 || v > 255) {
-        throw new EvalError(`bytes: at index ${i}, ${v} out of range (want value in unsigned 8-bit range)`);
+        throw new EvalError(
+          `bytes: at index ${i}, ${intBounded(v)} out of range (want value in unsigned 8-bit range)`,
+        );
       }
       codes.push(Number(v));
     });
@@ -245,16 +248,29 @@ function sortedOf(thread: Thread, values: Value[], keys: Value[], reverse: boole
 export function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [x, key, reverse] = sortedArgs(args, kwargs);
   const values = collect(thread, x as Value);
-  const keys = key === undefined ? values : sortKeys(thread, values, key);
-  return sortedOf(thread, values, keys, reverse === true);
+  if (key === undefined) return sortedOf(thread, values, values, reverse === true);
+  // The reference keeps its iteration of `x` open until it returns: a key function that mutates `x`
+  // fails ("cannot clear list during iteration"), as it does under `min` and `max`.
+  const it = iterate(x as Value);
+  try {
+    return sortedOf(thread, values, sortKeys(thread, values, key), reverse === true);
+  } finally {
+    it.done();
+  }
 }
 
 /** {@link sortedBuiltin} as a generator yielding its key calls (see `BuiltinGen`). */
 export function* sortedGen(thread: Thread, args: Value[], kwargs: Kwargs): Generator<Callback, Value, Value> {
   const [x, key, reverse] = sortedArgs(args, kwargs);
   const values = collect(thread, x as Value);
-  const keys = key === undefined ? values : yield* sortKeysGen(thread, values, key);
-  return sortedOf(thread, values, keys, reverse === true);
+  if (key === undefined) return sortedOf(thread, values, values, reverse === true);
+  // As in sortedBuiltin: the iteration stays open while the key calls run.
+  const it = iterate(x as Value);
+  try {
+    return sortedOf(thread, values, yield* sortKeysGen(thread, values, key), reverse === true);
+  } finally {
+    it.done();
+  }
 }
 
 /** `tuple(iterable=?)`. */

@@ -17,6 +17,7 @@ import {
   EvalError,
   forEach,
   iterableArg,
+  joinBounded,
   type Kwargs,
   len,
   List,
@@ -29,6 +30,7 @@ import {
   str,
   stringArg,
   TEXT_POLL_CHUNK,
+  textBounded,
   type Thread,
   transcodeText,
   truth,
@@ -101,7 +103,8 @@ export function dirBuiltin(_thread: Thread, args: Value[], kwargs: Kwargs): Valu
 export function failBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
   const [sep] = unpackArgs("fail", [], kwargs, ["sep?", stringArg]);
   const s = sep ?? " ";
-  throw new EvalError("fail: " + args.map((v) => displayString(v, false, thread)).join(s));
+  // The message is bounded (FAIL_LIMIT bytes, then how many more): the reference keeps all of it.
+  throw new EvalError("fail: " + joinBounded(args, s, thread));
 }
 
 /** `getattr(x, name, default=?)`. */
@@ -119,7 +122,7 @@ export function getattrBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): V
   } catch (e) {
     if (!(e instanceof EvalError)) throw e;
     if (dflt !== undefined) return dflt;
-    if (!known) throw new EvalError(`getattr: ${typeName(x)} has no .${name} field or method`);
+    if (!known) throw new EvalError(`getattr: ${typeName(x)} has no .${textBounded(name)} field or method`);
     throw new EvalError(`getattr: ${e.message}`);
   }
 }

@@ -18,6 +18,8 @@ import {
   normInt,
   parseDecimal,
   parseLongDecimal,
+  QUOTE_LIMIT,
+  textBounded,
   type Thread,
   typeName,
   unpackArgs,
@@ -202,7 +204,9 @@ export function intBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value
     }
     chargeBytes(thread, x.length);
     const res = parseIntLiteral(x, b, thread);
-    if (res === undefined) throw new EvalError(`int: invalid literal with base ${b}: ${x}`);
+    if (res === undefined) {
+      throw new EvalError(`int: invalid literal with base ${b}: ${textBounded(x, QUOTE_LIMIT, thread)}`);
+    }
     return res;
   }
   if (base !== undefined) throw new EvalError("int: can't convert non-string with explicit base");
@@ -244,7 +248,7 @@ export function floatBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Val
       f = parseLongDecimal(x, () => thread.poll(), true);
     } else f = parseFloatLiteral(x);
     if (f !== undefined && !Number.isFinite(f)) throw new EvalError("floating-point number too large");
-    if (f === undefined) throw new EvalError(`invalid float literal: ${x}`);
+    if (f === undefined) throw new EvalError(`invalid float literal: ${textBounded(x, QUOTE_LIMIT, thread)}`);
     return new Float(f);
   }
   throw new EvalError(`float got ${typeName(x)}, want number or string`);

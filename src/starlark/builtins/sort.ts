@@ -25,6 +25,7 @@ import {
   Float,
   HASH_POLL_MASK,
   SLOT_BYTES,
+  stringTableKey,
   type Thread,
   Tuple,
   type Value,
@@ -272,7 +273,9 @@ function rankNumbers(thread: Thread, col: readonly (number | Float | undefined)[
 
 function rankStrings(thread: Thread, col: readonly (string | undefined)[]): Ranks {
   const n = col.length;
-  // First pass: number the distinct strings in order of appearance.
+  // First pass: number the distinct strings in order of appearance. `ids` is keyed like a dict's table
+  // (`stringTableKey`): V8 hashes index-like and very long strings without its secret, and a program
+  // could put every one of its strings in one bucket.
   const ids = new Map<string, number>();
   const uniq: string[] = [];
   const r = new Int32Array(n);
@@ -281,10 +284,11 @@ function rankStrings(thread: Thread, col: readonly (string | undefined)[]): Rank
     if ((i & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
     const v = col[i];
     if (v === undefined) continue; // rank 0
-    let id = ids.get(v);
+    const tk = stringTableKey(v);
+    let id = ids.get(tk);
     if (id === undefined) {
       id = uniq.length;
-      ids.set(v, id);
+      ids.set(tk, id);
       uniq.push(v);
       if (v.length >= 64) longBytes += v.length >>> 6;
     }
@@ -297,7 +301,7 @@ function rankStrings(thread: Thread, col: readonly (string | undefined)[]): Rank
   const rankOfId = new Int32Array(uniq.length);
   for (let j = 0; j < sorted.length; j++) {
     if ((j & LOOP_POLL_MASK) === LOOP_POLL_MASK) thread.poll();
-    rankOfId[ids.get(sorted[j])!] = j + 1;
+    rankOfId[ids.get(stringTableKey(sorted[j]))!] = j + 1;
   }
   thread.poll();
   for (let i = 0; i < n; i++) if (col[i] !== undefined) r[i] = rankOfId[r[i]];

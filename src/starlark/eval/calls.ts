@@ -13,7 +13,7 @@ import {
   EvalError,
   installCalls,
   type Kwargs,
-  repr,
+  reprBounded,
   type Thread,
   Tuple,
   typeName,
@@ -279,18 +279,18 @@ export function bindArgs(fr: Frame, fn: StarFunction, args: readonly Value[], kw
       }
       if (i >= 0) {
         if (fr[F_LOCALS + i] !== undefined) {
-          throw new EvalError(`function ${name} got multiple values for parameter ${repr(k)}`);
+          throw new EvalError(`function ${name} got multiple values for parameter ${reprBounded(k)}`);
         }
         fr[F_LOCALS + i] = v;
         continue;
       }
       if (kwdict === undefined) {
-        throw new EvalError(`function ${name} got an unexpected keyword argument ${repr(k)}`);
+        throw new EvalError(`function ${name} got an unexpected keyword argument ${reprBounded(k)}`);
       }
       const before = kwdict.size;
       kwdict.setUnchecked(k, v);
       if (kwdict.size === before) {
-        throw new EvalError(`function ${name} got multiple values for parameter ${repr(k)}`);
+        throw new EvalError(`function ${name} got multiple values for parameter ${reprBounded(k)}`);
       }
     }
   }

@@ -25,6 +25,7 @@ import type {
   Position,
   Stmt,
 } from "../syntax/ast.ts";
+import { FrontEndMeter } from "../syntax/meter.ts";
 import { StarlarkSyntaxError, type Value } from "../values/mod.ts";
 import type { DeepStmt } from "./deep.ts";
 import {
@@ -57,6 +58,8 @@ export interface CompileSettings {
   sliced?: boolean;
   /** Values of universal names (constant-folded into the code). */
   universe: ReadonlyMap<string, Value>;
+  /** Counts the compiler's work (a unit per statement and expression compiled), charging its budget. */
+  meter?: FrontEndMeter;
 }
 
 /**
@@ -102,12 +105,19 @@ export class Compiler {
   readonly predeclaredNames: string[] = [];
   private readonly predeclaredSlots = new Map<string, number>();
   private depth = 0;
+  /**
+   * Counts the work of compiling. Once the file is compiled it only counts: the generator forms made
+   * later, while a program runs (deep_compile.ts), redo work the compilation already paid for.
+   */
+  meter: FrontEndMeter;
   /** Nodes standing for the value of a group below, while a long chain's group is compiled (compile_chain.ts). */
   readonly holes: Map<Expr, Hole> = new Map();
   /** With recursion on: the closure compiled for each expression, reused by the deep compiler (deep_compile.ts). */
   readonly fastExprs: Map<Expr, ExprFn> | null;
   /** With recursion on: the closure compiled for each statement (undefined for those that do nothing). */
   readonly fastStmts: Map<Stmt, StmtFn | undefined> | null;
+  /** Sliced code: every function's code, so that their generator forms can be built ahead (exec.ts). */
+  readonly codes: FuncCode[] | null;
 
   /** Creates a compiler positioned at `pos` for code with scope `scope`. */
   constructor(settings: CompileSettings, rules: CompileRules, scope: FunctionScope, pos: Pos) {
@@ -115,9 +125,11 @@ export class Compiler {
     this.rules = rules;
     this.scope = scope;
     this.pos = pos;
+    this.meter = settings.meter ?? new FrontEndMeter();
     const deep = settings.recursion || settings.sliced === true;
     this.fastExprs = deep ? new Map() : null;
     this.fastStmts = deep ? new Map() : null;
+    this.codes = settings.sliced === true ? [] : null;
   }
 
   /** Records `p` as the current position. */
@@ -138,6 +150,7 @@ export class Compiler {
 
   /** Guards the recursion of the compiler against absurdly nested input. */
   enter(p: Position): void {
+    this.meter.tick();
     if (++this.depth > MAX_NESTING) {
       throw new StarlarkSyntaxError(
         this.settings.filename,
@@ -203,7 +216,7 @@ export class Compiler {
 
   /** Creates the code object of a function with the given scope. */
   newCode(name: string, pos: Pos, scope: FunctionScope, body: readonly Stmt[]): FuncCode {
-    return new FuncCode({
+    const code = new FuncCode({
       name,
       filename: this.settings.filename,
       pos,
@@ -216,6 +229,8 @@ export class Compiler {
       recursion: this.settings.recursion,
       stmts: body,
     });
+    this.codes?.push(code);
+    return code;
   }
 }
 

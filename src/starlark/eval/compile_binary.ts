@@ -22,7 +22,12 @@ export function compileBinary(c: Compiler, e: BinaryExpr): ExprFn {
       };
     }
     case "and": {
-      const X = c.rules.expr(c, e.x), Y = c.rules.expr(c, e.y);
+      const X = c.rules.expr(c, e.x);
+      // The reference lays the second arm out after the code that follows `x and y`, so the positions it
+      // records are not the last ones before that code (a slice error there reports x's position).
+      const after = c.pos;
+      const Y = c.rules.expr(c, e.y);
+      c.pos = after;
       return (fr) => {
         const x = X(fr);
         return isTrue(x) ? Y(fr) : x;
@@ -119,6 +124,8 @@ function compilePlus(c: Compiler, e: BinaryExpr): ExprFn {
   const args: Summand[] = [];
   let cur: BinaryExpr = e;
   for (;;) {
+    // The flattening walks the chain without entering its nodes (merged literals never are): count them.
+    c.meter.tick();
     args.push({ x: unparen(cur.y), plus: { line: cur.opLine, col: cur.opCol } });
     const left = unparen(cur.x);
     if (left.kind !== "BinaryExpr" || left.op !== "+" || c.holes.has(left)) {

@@ -53,8 +53,13 @@ export function compileLongChain(c: Compiler, e: Expr): ExprFn {
     x = chainOperand(x);
   }
   const tops: Expr[] = [];
-  for (let i = links.length - CHAIN_CHUNK; i > 0; i -= CHAIN_CHUNK) tops.push(links[i]);
+  const topAt: number[] = []; // each top's index in links (a search per group would be quadratic)
+  for (let i = links.length - CHAIN_CHUNK; i > 0; i -= CHAIN_CHUNK) {
+    tops.push(links[i]);
+    topAt.push(i);
+  }
   tops.push(links[0]);
+  topAt.push(0);
   const first = c.rules.expr(c, tops[0]);
   const box: { v: Value } = { v: null };
   const read: ExprFn = () => box.v;
@@ -71,7 +76,7 @@ export function compileLongChain(c: Compiler, e: Expr): ExprFn {
     // compiler (deep_compile.ts) must not take them for their nodes (the chain's head is recorded
     // again, with the whole loop, by whoever compiles it).
     if (c.fastExprs !== null) {
-      for (let k = links.indexOf(tops[i]); links[k] !== below; k++) c.fastExprs.delete(links[k]);
+      for (let k = topAt[i]; links[k] !== below; k++) c.fastExprs.delete(links[k]);
     }
   }
   return runGroups(first, stages, box);

@@ -13,7 +13,7 @@ import {
   getIndex,
   List,
   LONG_KEY_LENGTH,
-  repr,
+  reprBounded,
   slice,
   type Thread,
   Tuple,
@@ -58,6 +58,34 @@ export function compileExpr(c: Compiler, e: Expr): ExprFn {
   }
 }
 
+/**
+ * Where each slice compiled for a deep or sliced run reports its errors (the last position recorded
+ * before it), for its generator form (deep_compile.ts).
+ */
+export const slicePositions: WeakMap<Expr, Pos> = new WeakMap();
+
+/** The position before each compiled `not` sets its own: a condition's `not` runs no instruction there. */
+const beforeNot = new WeakMap<Expr, Pos>();
+
+/**
+ * How the reference lays out the code of `x if cond else y` (its `ifelse`): which arm comes right after
+ * the condition's fall-through code (`thenFirst`), and the last position recorded on that code (`pos`),
+ * given `after`, the position after compiling `cond` as an expression. A condition's `not` swaps the arms
+ * and records nothing; `a and b` falls through to the else arm after `a`; `a or b` goes on with `b`;
+ * `a not in b` tests `in` and swaps the arms.
+ */
+function conditionLayout(cond: Expr, after: Pos): { pos: Pos; thenFirst: boolean } {
+  if (cond.kind === "UnaryExpr" && cond.op === "not") {
+    const inner = conditionLayout(cond.x, beforeNot.get(cond) ?? after);
+    return { pos: inner.pos, thenFirst: !inner.thenFirst };
+  }
+  if (cond.kind === "BinaryExpr") {
+    if (cond.op === "or") return conditionLayout(cond.y, after);
+    if (cond.op === "not in") return { pos: after, thenFirst: true };
+  }
+  return { pos: after, thenFirst: false };
+}
+
 function compileExprInner(c: Compiler, e: Expr): ExprFn {
   switch (e.kind) {
     case "ParenExpr":
@@ -75,7 +103,14 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
     case "DictExpr":
       return compileDict(c, e.list);
     case "CondExpr": {
-      const C = compileExpr(c, e.cond), T = compileExpr(c, e.then), F = compileExpr(c, e.else);
+      const C = compileExpr(c, e.cond);
+      // Only the arm the reference lays out right after the condition precedes the code that follows.
+      const { pos, thenFirst } = conditionLayout(e.cond, c.pos);
+      c.pos = pos;
+      const T = compileExpr(c, e.then), afterThen = c.pos;
+      c.pos = pos;
+      const F = compileExpr(c, e.else);
+      if (thenFirst) c.pos = afterThen;
       return (fr) => isTrue(C(fr)) ? T(fr) : F(fr);
     }
     case "IndexExpr": {
@@ -96,6 +131,7 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
       const Hi = e.hi ? compileExpr(c, e.hi) : none;
       const St = e.step ? compileExpr(c, e.step) : none;
       const pos = c.pos; // the reference reports slice errors at the last position it recorded
+      if (c.fastExprs !== null) slicePositions.set(e, pos);
       return (fr) => {
         const x = X(fr), lo = Lo(fr), hi = Hi(fr), st = St(fr);
         try {
@@ -109,6 +145,7 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
       return c.rules.comprehension(c, e as Comprehension);
     case "UnaryExpr": {
       const X = compileExpr(c, e.x);
+      if (e.op === "not") beforeNot.set(e, c.pos);
       c.setPos(e);
       return unaryOp(e.op, X, c.pos);
     }
@@ -385,7 +422,7 @@ export function newDict(fr: Frame, n: number): Dict {
 export function setBuilt(fr: Frame, d: Dict, k: Value, v: Value, pos: Pos): boolean {
   const before = d.size;
   try {
-    if (k instanceof Tuple) chargeKeyHash(fr[F_THREAD] as Thread, k);
+    if (typeof k !== "number") chargeKeyHash(fr[F_THREAD] as Thread, k); // tuples, long strings, big ints
     d.setUnchecked(k, v);
   } catch (err) {
     throw atPos(err, pos);
@@ -395,7 +432,9 @@ export function setBuilt(fr: Frame, d: Dict, k: Value, v: Value, pos: Pos): bool
 
 /** Adds an entry of a dict display (`pos` is its colon), failing on a duplicate key. */
 export function dictDisplayEntry(fr: Frame, d: Dict, k: Value, v: Value, pos: Pos): void {
-  if (!setBuilt(fr, d, k, v, pos)) throw errorAt(`duplicate key: ${repr(k)}`, pos);
+  if (!setBuilt(fr, d, k, v, pos)) {
+    throw errorAt(`duplicate key: ${reprBounded(k, fr[F_THREAD] as Thread)}`, pos);
+  }
 }
 
 /**
@@ -450,13 +489,16 @@ function constantKeyDict(keys: (string | number)[], vals: ExprFn[]): ExprFn {
 /** The keys of a dict display when all are distinct string or int literals, else undefined. */
 export function constantKeys(entries: DictEntryNode[]): (string | number)[] | undefined {
   const keys: (string | number)[] = [];
+  // A set, not a search of `keys`: a display of n keys must compile in time linear in n.
+  const seen = new Set<string | number>();
   for (const en of entries) {
     let k = en.key;
     while (k.kind === "ParenExpr") k = k.x;
     if (k.kind !== "Literal" || (k.type !== "string" && k.type !== "int")) return undefined;
     const v = k.value;
     if (typeof v !== "string" && typeof v !== "number") return undefined; // big ints
-    if (keys.includes(v)) return undefined; // the general path reports the duplicate
+    if (seen.has(v)) return undefined; // the general path reports the duplicate
+    seen.add(v);
     keys.push(v);
   }
   return keys;

@@ -13,6 +13,7 @@ import {
   EvalError,
   fromJSString,
   List,
+  LONG_KEY_LENGTH,
   nearest,
   NoSuchAttrError,
   ResourceError,
@@ -374,8 +375,11 @@ export function setIndexAt(th: Thread, x: Value, i: Value, v: Value, pos: Pos): 
       }
     }
   } else if (x instanceof Dict) {
-    if ((typeof i === "string" || typeof i === "number") && !x.frozen && x.itercount === 0) {
-      // Strings and ints are their own hash keys.
+    if (
+      (typeof i === "number" || (typeof i === "string" && i.length <= LONG_KEY_LENGTH)) && !x.frozen &&
+      x.itercount === 0
+    ) {
+      // Strings and ints are their own hash keys (a long string is charged for its hashing by setIndex).
       if (x.setByHash(i, i, v)) th.allocate(ENTRY_BYTES);
       return;
     }

@@ -72,9 +72,9 @@ export const DEEP_START = 100;
 export const DEEP_FRAME_STEPS = 64;
 
 /**
- * The steps an activation charges beside its call's own: {@link DEEP_FRAME_STEPS}, except in a sliced
- * run (sliced.ts), where every call is an activation and must charge what it charges in an ordinary
- * run, so that a program passes and fails its step budget alike in both.
+ * The steps an activation charges beside its call's own: {@link DEEP_FRAME_STEPS}. The root stack of a
+ * sliced run (sliced.ts), where every call is an activation, charges them only for the activations an
+ * ordinary run would have put on an explicit stack (see {@link Stack.virtual}).
  */
 export const frameSteps = { n: DEEP_FRAME_STEPS };
 
@@ -144,6 +144,14 @@ interface Activation {
   readonly bgen: Generator<Callback, Value, Value> | null;
   /** Loops of this activation holding a list or an iterator open (see {@link running}). */
   open: number;
+  /**
+   * Whether an ordinary run would have made this call an activation on an explicit stack (always, but
+   * on the root stack of a sliced run): it then charges {@link frameSteps} and its memory, and every
+   * call its body makes is one too.
+   */
+  readonly deep: boolean;
+  /** Not deep: the {@link deepBase} an ordinary run would have while its body runs. */
+  readonly vBase: number;
 }
 
 /**
@@ -152,7 +160,7 @@ interface Activation {
  * activations that have something to release: Starlark cannot catch errors, and resuming every
  * generator with a throw would cost microseconds per frame.
  */
-export const running: { act: { open: number } } = { act: { open: 0 } };
+export const running: { act: { open: number; readonly deep?: boolean } } = { act: { open: 0 } };
 
 const NONE: unique symbol = Symbol("none");
 
@@ -167,14 +175,17 @@ function enter(
   site: Pos | null,
   args: readonly Value[] | undefined,
   kwargs: Kwargs | null | undefined,
+  deep = true,
+  vBase = 0,
 ): Activation {
   const code = fn.code;
-  chargeSteps(th, code.bodySteps + frameSteps.n);
+  chargeSteps(th, code.bodySteps + (deep ? frameSteps.n : 0));
   if (callDepth.n >= th.maxCallDepth) throw depthError(th, code, site);
   if (code.active > 0 && !code.recursion) {
     throw leaveFunction(new EvalError(`function ${code.name} called recursively`), code, site);
   }
-  th.allocate(DEEP_FRAME_BYTES);
+  const bytes = deep ? DEEP_FRAME_BYTES : 0;
+  if (deep) th.allocate(bytes);
   callDepth.n++;
   code.active++;
   deepBase.n = callDepth.n;
@@ -197,13 +208,13 @@ function enter(
       const expr = code.expr;
       if (expr !== null) fr[F_RESULT] = expr(fr);
       else code.body(fr);
-      return { code, builtin: "", fr, site, gen: null, bgen: null, open: 0 };
+      return { code, builtin: "", fr, site, gen: null, bgen: null, open: 0, deep, vBase };
     }
-    return { code, builtin: "", fr, site, gen: body(fr), bgen: null, open: 0 };
+    return { code, builtin: "", fr, site, gen: body(fr), bgen: null, open: 0, deep, vBase };
   } catch (e) {
     callDepth.n--;
     code.active--;
-    th.memory -= DEEP_FRAME_BYTES;
+    th.memory -= bytes;
     throw leaveFunction(e, code, site);
   }
 }
@@ -212,32 +223,54 @@ function enter(
  * Starts the activation of a built-in with a generator form: what callBuiltin does before the call,
  * and, like {@link enter}, the depth, steps and memory of an activation.
  */
-function enterBuiltin(th: Thread, b: Builtin, args: Value[], kwargs: Kwargs, site: Pos | null): Activation {
+function enterBuiltin(
+  th: Thread,
+  b: Builtin,
+  args: Value[],
+  kwargs: Kwargs,
+  site: Pos | null,
+  deep: boolean,
+  vBase: number,
+): Activation {
   tick(th);
-  chargeSteps(th, frameSteps.n);
-  th.allocate(DEEP_FRAME_BYTES);
+  if (deep) {
+    chargeSteps(th, frameSteps.n);
+    th.allocate(DEEP_FRAME_BYTES);
+  }
   callDepth.n++;
   const bgen = b.gen!(th, args, kwargs, b);
-  return { code: null, builtin: b.name, fr: null, site, gen: null, bgen, open: 0 };
+  return { code: null, builtin: b.name, fr: null, site, gen: null, bgen, open: 0, deep, vBase };
 }
 
 /** Ends an activation (after its body returned or failed). */
 function exit(th: Thread, a: Activation): void {
   callDepth.n--;
   if (a.code !== null) a.code.active--;
-  th.memory -= DEEP_FRAME_BYTES;
+  if (a.deep) th.memory -= DEEP_FRAME_BYTES;
 }
 
-/** The activation that performs `req` (the callee's frame is on the error if it cannot start). */
+/**
+ * The activation that performs `req` for `caller` (the callee's frame is on the error if it cannot
+ * start). On a virtual stack, the callee is deep exactly when an ordinary run would have started an
+ * explicit stack for it or been on one already: a deep caller's body yields every call it makes; a
+ * built-in with a generator form is called directly from ordinary code; an ordinary function call goes
+ * deep once it is {@link DEEP_START} calls above its base, with recursion on (runFunction's rule).
+ */
 function start(
   th: Thread,
   fn: StarFunction | Builtin,
   args: Value[],
   kwargs: Kwargs | null,
   site: Pos | null,
+  caller: Activation,
+  virtual: boolean,
 ): Activation {
-  if (fn instanceof Builtin) return enterBuiltin(th, fn, args, kwargs ?? [], site);
-  return enter(th, fn, newFrame(fn.code, th, fn.module, fn.freevars), site, args, kwargs);
+  const deep = !virtual || caller.deep ||
+    (!(fn instanceof Builtin) && fn.code.recursion && callDepth.n - caller.vBase >= DEEP_START);
+  // An ordinary call keeps its caller's base; a deep one is the base of the calls its body makes.
+  const vBase = deep ? 0 : caller.vBase;
+  if (fn instanceof Builtin) return enterBuiltin(th, fn, args, kwargs ?? [], site, deep, vBase);
+  return enter(th, fn, newFrame(fn.code, th, fn.module, fn.freevars), site, args, kwargs, deep, vBase);
 }
 
 function deepBodyOf(code: FuncCode): DeepStmt | null {
@@ -297,9 +330,13 @@ export function newStack(
   fn: StarFunction,
   args: readonly Value[] | undefined,
   kwargs: Kwargs | null,
+  virtual = false,
 ): Stack {
-  const root = enter(th, fn, newFrame(fn.code, th, fn.module, fn.freevars), null, args, kwargs);
-  return { acts: [root], send: null, err: NONE, left: [] };
+  // A virtual root is the host's ordinary call of `fn`: never deep at the host's own base.
+  const root = virtual
+    ? enter(th, fn, newFrame(fn.code, th, fn.module, fn.freevars), null, args, kwargs, false, deepBase.n)
+    : enter(th, fn, newFrame(fn.code, th, fn.module, fn.freevars), null, args, kwargs);
+  return { acts: [root], send: null, err: NONE, left: [], virtual };
 }
 
 function trampoline(th: Thread, root: Activation): Value {
@@ -313,6 +350,14 @@ export interface Stack {
   err: unknown;
   /** Frames an error has left since it was last annotated (see {@link drive}). */
   left: Activation[];
+  /**
+   * The root stack of a sliced run: every call is an activation here, but each charges steps and memory
+   * as the same call does in an ordinary run (an activation only past {@link DEEP_START} calls, see
+   * {@link start}) and sees the {@link deepBase} it would see there, so that a program uses the same
+   * steps and passes or fails its budgets alike whichever way it runs (the inline executor runs a
+   * program sliced that a worker runs ordinarily).
+   */
+  readonly virtual?: boolean;
 }
 
 /** What {@link drive} returns when it paused. */
@@ -325,6 +370,7 @@ export const PAUSED: unique symbol = Symbol("paused");
  */
 export function drive(th: Thread, st: Stack, pausable: boolean): Value | typeof PAUSED {
   const acts = st.acts;
+  const virtual = st.virtual === true;
   let send = st.send;
   let err = st.err;
   // Frames an error has left since it was last annotated: a caller rethrows what its callee threw
@@ -378,7 +424,7 @@ export function drive(th: Thread, st: Stack, pausable: boolean): Value | typeof 
       const f = cb.fn;
       try {
         if (calledDeep(f)) {
-          acts.push(start(th, f, [cb.arg], null, null));
+          acts.push(start(th, f, [cb.arg], null, null, a, virtual));
           send = null;
         } else {
           send = callOne(th, f, cb.arg);
@@ -399,7 +445,7 @@ export function drive(th: Thread, st: Stack, pausable: boolean): Value | typeof 
       continue;
     }
     if (a.gen !== null) {
-      deepBase.n = callDepth.n;
+      deepBase.n = a.deep ? callDepth.n : a.vBase;
       running.act = a;
       try {
         const r = err === NONE ? a.gen.next(send) : a.gen.throw(err);
@@ -433,7 +479,7 @@ export function drive(th: Thread, st: Stack, pausable: boolean): Value | typeof 
       continue;
     }
     try {
-      acts.push(start(th, req.fn, req.args, req.kwargs, req.site));
+      acts.push(start(th, req.fn, req.args, req.kwargs, req.site, a, virtual));
       send = null;
     } catch (e) {
       err = e; // the callee's frame is on it already
@@ -458,8 +504,10 @@ export function* iterateDeep(
 ): Generator<CallRequest, number, Value> {
   const th = fr[F_THREAD] as Thread;
   const act = running.act;
-  // The loop's own memory is live while it runs (see DEEP_LOOP_BYTES), charged before it holds anything.
-  th.allocate(DEEP_LOOP_BYTES);
+  // The loop's own memory is live while it runs (see DEEP_LOOP_BYTES), charged before it holds anything;
+  // in an activation an ordinary run would not have made (see Stack.virtual), as that run charges it.
+  const loopBytes = act.deep === false ? 0 : DEEP_LOOP_BYTES;
+  th.allocate(loopBytes);
   let it: ValueIterator | undefined;
   let list: List | undefined;
   let elems: readonly Value[] | undefined;
@@ -479,7 +527,7 @@ export function* iterateDeep(
     try {
       it = iterate(x);
     } catch {
-      th.memory -= DEEP_LOOP_BYTES;
+      th.memory -= loopBytes;
       throw errorAt(`${typeName(x)} value is not iterable`, pos);
     }
   }
@@ -503,7 +551,7 @@ export function* iterateDeep(
       }
     }
   } finally {
-    th.memory -= DEEP_LOOP_BYTES;
+    th.memory -= loopBytes;
     if (list !== undefined) list.itercount--;
     it?.done();
     if (holds) act.open--;

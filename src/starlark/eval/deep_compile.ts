@@ -21,7 +21,15 @@
  */
 import { chargeSteps } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
-import { attrAt, compileSetter, indexAt, newList, newTuple, quickIndex } from "./compile_expr.ts";
+import {
+  attrAt,
+  compileSetter,
+  indexAt,
+  newList,
+  newTuple,
+  quickIndex,
+  slicePositions,
+} from "./compile_expr.ts";
 import { augmentedValue, storeAugmented } from "./augmented.ts";
 import { compileAssign, setFieldAt, setIndexAt, storeIndexed } from "./compile_stmt.ts";
 import { binaryOp, isTrue, unaryOp } from "./arith.ts";
@@ -103,6 +111,7 @@ class DeepCompiler implements DeepParts {
     // Post-order over the tree with an explicit stack: chains may be arbitrarily long.
     const stack: { e: Expr; kids: Expr[] | null }[] = [{ e: root, kids: null }];
     while (stack.length > 0) {
+      this.c.meter.tick();
       const top = stack[stack.length - 1];
       if (top.kids === null) {
         top.kids = children(top.e).filter((k) => !this.calls.has(k));
@@ -145,13 +154,17 @@ class DeepCompiler implements DeepParts {
         return this.exprCalls(s.lhs) || this.exprCalls(s.rhs);
       case "ReturnStmt":
         return s.result !== undefined && this.exprCalls(s.result);
-      case "IfStmt":
-      case "WhileStmt": {
-        if (this.sliced && s.kind === "WhileStmt") return true;
-        if (this.exprCalls(s.cond)) return true;
-        if (s.kind === "WhileStmt") return s.body.some((t) => this.stmtCalls(t));
-        return s.then.some((t) => this.stmtCalls(t)) || s.else.some((t) => this.stmtCalls(t));
+      case "IfStmt": {
+        // An elif chain down its links, not recursively: the parser accepts chains of any length.
+        for (let st: IfStmt = s;;) {
+          if (this.exprCalls(st.cond) || st.then.some((t) => this.stmtCalls(t))) return true;
+          const next = elifOf(st);
+          if (next === undefined) return st.else.some((t) => this.stmtCalls(t));
+          st = next;
+        }
       }
+      case "WhileStmt":
+        return this.sliced || this.exprCalls(s.cond) || s.body.some((t) => this.stmtCalls(t));
       case "ForStmt":
         return this.sliced || this.exprCalls(s.x) || this.exprCalls(s.vars) ||
           s.body.some((t) => this.stmtCalls(t));
@@ -167,6 +180,7 @@ class DeepCompiler implements DeepParts {
     const fast = this.c.fastStmts!;
     const out: SPart[] = [];
     for (const s of list) {
+      this.c.meter.tick();
       if (!fast.has(s)) return null;
       const f = fast.get(s);
       if (f === undefined) continue;
@@ -461,6 +475,7 @@ class DeepCompiler implements DeepParts {
 
   /** An operand: its ordinary closure when it cannot call, else its generator; null if neither is known. */
   part(e: Expr, depth: number): Part | null {
+    this.c.meter.tick();
     if (!this.exprCalls(e)) {
       const f = this.c.fastExprs!.get(e);
       return f === undefined ? null : { fast: f, deep: null };
@@ -562,7 +577,7 @@ class DeepCompiler implements DeepParts {
         const X = this.part(e.x, d), Lo = e.lo ? this.part(e.lo, d) : none;
         const Hi = e.hi ? this.part(e.hi, d) : none, St = e.step ? this.part(e.step, d) : none;
         if (X === null || Lo === null || Hi === null || St === null) return null;
-        const pos = { line: e.lbrackLine, col: e.lbrackCol };
+        const pos = slicePositions.get(e) ?? { line: e.lbrackLine, col: e.lbrackCol };
         return function* (fr) {
           const x = X.deep !== null ? yield* X.deep(fr) : X.fast!(fr);
           const lo = Lo.deep !== null ? yield* Lo.deep(fr) : Lo.fast!(fr);

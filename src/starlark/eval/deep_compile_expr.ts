@@ -21,7 +21,6 @@ import {
   type Kwargs,
   List,
   type Thread,
-  Tuple,
   type Value,
 } from "../values/mod.ts";
 
@@ -192,7 +191,7 @@ function comprehensionBody(
   const put = (fr: Frame, d: Dict, k: Value, v: Value) => {
     const before = d.size, th = fr[F_THREAD] as Thread;
     try {
-      if (k instanceof Tuple) chargeKeyHash(th, k);
+      if (typeof k !== "number") chargeKeyHash(th, k); // tuples, long strings, big ints
       d.setUnchecked(k, v);
     } catch (err) {
       throw atPos(err, pos);

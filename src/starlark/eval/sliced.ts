@@ -29,8 +29,8 @@ export class SlicedCall {
   #stack: Stack | null = null;
   #done = false;
   #value: Value = null;
-  // This run's share of deep.ts's state while it is paused: it starts at the host's depth, and every
-  // activation charges the steps of an ordinary call (see frameSteps).
+  // This run's share of deep.ts's state while it is paused: it starts at the host's depth. Its root
+  // stack is virtual: every activation charges what the same call charges in an ordinary run.
   #state: DeepState;
 
   /** @internal Use {@link startCall}. */
@@ -39,7 +39,7 @@ export class SlicedCall {
     this.#fn = fn;
     this.#args = args;
     this.#kwargs = kwargs;
-    this.#state = { ...deepState(), act: { open: 0 }, frameSteps: 0 };
+    this.#state = { ...deepState(), act: { open: 0 } };
   }
 
   /** Whether the call has returned. */
@@ -65,7 +65,7 @@ export class SlicedCall {
     setDeepState(this.#state);
     th.pauseDue = false;
     try {
-      this.#stack ??= newStack(th, this.#fn, this.#args, this.#kwargs);
+      this.#stack ??= newStack(th, this.#fn, this.#args, this.#kwargs, true);
       const r = drive(th, this.#stack, true);
       if (r === PAUSED) {
         this.#state = deepState();

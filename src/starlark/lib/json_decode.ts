@@ -15,6 +15,7 @@ import {
   parseDecimal,
   parseLongDecimal,
   TEXT_POLL_CHUNK,
+  textBounded,
   type Thread,
   typeName,
   type Value,
@@ -427,7 +428,7 @@ export class Decoder {
     // JSON disallows a leading zero before a digit.
     const d = s.charCodeAt(start) === 0x2d ? start + 1 : start;
     if (d === j || (s.charCodeAt(d) === 0x30 && d + 1 < j && isDigitAt(s, d + 1))) {
-      this.fail(`invalid number: ${s.slice(start, j)}`);
+      this.fail(`invalid number: ${textBounded(s.slice(start, j))}`);
     }
     if (j - start <= 15 && !isFloat) {
       // Small ints: accumulate directly (no string, no BigInt).
@@ -451,7 +452,7 @@ export class Decoder {
         : FLOAT_RE.test(num)
         ? Number(num)
         : NaN;
-      if (!Number.isFinite(x)) this.fail(`invalid number: ${num}`);
+      if (!Number.isFinite(x)) this.fail(`invalid number: ${textBounded(num)}`);
       this.alloc(VALUE_BYTES);
       return new Float(x);
     }

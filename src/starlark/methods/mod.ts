@@ -17,6 +17,7 @@ import {
   nearest,
   NoSuchAttrError,
   StarSet,
+  textBounded,
   type Thread,
   typeName,
   type Value,
@@ -106,7 +107,9 @@ export function getAttr(_thread: Thread, x: Value, name: string): Value {
       if (v !== undefined) return v;
     }
   }
-  throw new EvalError(withSpellingHint(`${typeName(x)} has no .${name} field or method`, name, x));
+  throw new EvalError(
+    withSpellingHint(`${typeName(x)} has no .${textBounded(name)} field or method`, name, x),
+  );
 }
 
 /** Appends the reference's `(did you mean .x?)` hint for a missing attribute `name` of `x`. */

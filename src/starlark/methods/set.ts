@@ -23,6 +23,7 @@ import {
   SET_ENTRY_BYTES,
   setInsert,
   StarSet,
+  tableKey,
   type Thread,
   typeName,
   unpackPositional,
@@ -62,7 +63,7 @@ function eachOf(
 function setDelete(s: StarSet, x: Value): boolean {
   checkHashMutable(s, "delete from");
   if (s.size === 0) return false;
-  return hashing(() => s.deleteByHash(hashKey(x)));
+  return hashing(() => s.deleteByHash(hashKey(x), x));
 }
 
 function has(s: StarSet, x: Value): boolean {
@@ -119,11 +120,13 @@ const intersection: SetFn = (thread, s, args, kwargs, name) => {
 
 const issubset: SetFn = (thread, s, args, kwargs, name) => {
   const other = otherArg(name, args, kwargs);
-  // Counts the distinct elements of `other` that are in `s`, stopping once all are found.
+  // Counts the distinct elements of `other` that are in `s`, stopping once all are found. `found` is
+  // keyed like the set's own table, by table keys a program cannot make collide.
   const found = new Set<unknown>();
   if (s.size > 0) {
     forEach(thread, other, (x) => {
-      const k = named(name, () => hashing(() => hashKey(x)));
+      chargeKeyHash(thread, x);
+      const k = tableKey(named(name, () => hashing(() => hashKey(x))));
       // Found by comparing keys, which fails for a key too deep to compare, as in the reference.
       if (named(name, () => hashing(() => s.map.has(k) && s.has(x)))) found.add(k);
       return found.size === s.size;
@@ -136,6 +139,7 @@ const issuperset: SetFn = (thread, s, args, kwargs, name) => {
   const other = otherArg(name, args, kwargs);
   let result = true;
   forEach(thread, other, (x) => {
+    chargeKeyHash(thread, x);
     if (!named(name, () => has(s, x))) {
       result = false;
       return true;

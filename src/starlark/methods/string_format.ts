@@ -9,9 +9,11 @@ import {
   displayString,
   EvalError,
   type Kwargs,
-  quote,
   repr,
+  reprBounded,
   STEPS_PER_ESCAPE,
+  stringTableKey,
+  textBounded,
   TextBuilder,
   type Thread,
   type Value,
@@ -49,11 +51,20 @@ function literal(thread: Thread, out: TextBuilder, lit: string): void {
 /** Steps per replacement field (parsing it, converting its value, appending the text). */
 const STEPS_PER_FIELD = 5;
 
+/** Bytes of one entry of the index of many keyword arguments (a JS `Map` entry and its bucket). */
+const INDEX_ENTRY_BYTES = 48;
+
 /** `format_string.format(*args, **kwargs)`. */
 export function formatMethod(thread: Thread, format: string, args: Value[], kwargs: Kwargs): Value {
   chargeBytes(thread, format.length);
-  // Many named fields would each scan the keyword arguments: index them once.
-  const named = kwargs.length > 8 ? new Map(kwargs) : undefined;
+  // Many named fields would each scan the keyword arguments: index them once, by table keys (as a dict
+  // keys its table): names like "16384" (from `**kwargs`) would all fall in one bucket of V8's hash.
+  let named: Map<string, Value> | undefined;
+  if (kwargs.length > 8) {
+    thread.allocate(INDEX_ENTRY_BYTES * kwargs.length);
+    named = new Map();
+    for (const [k, v] of kwargs) named.set(stringTableKey(k), v);
+  }
   // Joined in polled chunks: a format of millions of fields (or `{{`) is millions of pieces.
   const out = new TextBuilder(thread);
   let size = 0;
@@ -111,23 +122,29 @@ export function formatMethod(thread: Thread, format: string, args: Value[], kwar
       if (num >= args.length) throw new EvalError("format: tuple index out of range");
       arg = args[num];
     } else {
-      arg = named !== undefined ? named.get(name) : kwargs.find(([k]) => k === name)?.[1];
+      arg = named !== undefined ? named.get(stringTableKey(name)) : kwargs.find(([k]) => k === name)?.[1];
       if (arg === undefined) {
         if (name.includes(".")) {
-          throw new EvalError(`format: attribute syntax x.y is not supported in replacement fields: ${name}`);
+          throw new EvalError(
+            `format: attribute syntax x.y is not supported in replacement fields: ${textBounded(name)}`,
+          );
         }
         if (name.includes("[")) {
-          throw new EvalError(`format: element syntax a[i] is not supported in replacement fields: ${name}`);
+          throw new EvalError(
+            `format: element syntax a[i] is not supported in replacement fields: ${textBounded(name)}`,
+          );
         }
         if (name.includes("{")) throw new EvalError("format: nested replacement fields not supported");
-        throw new EvalError(`format: keyword ${name} not found`);
+        throw new EvalError(`format: keyword ${textBounded(name)} not found`);
       }
     }
-    if (spec !== "") throw new EvalError(`format spec features not supported in replacement fields: ${spec}`);
+    if (spec !== "") {
+      throw new EvalError(`format spec features not supported in replacement fields: ${textBounded(spec)}`);
+    }
     let text: string;
     if (conv === "s") text = displayString(arg, false, thread);
     else if (conv === "r") text = repr(arg, thread);
-    else throw new EvalError(`format: unknown conversion ${quote(conv)}`);
+    else throw new EvalError(`format: unknown conversion ${reprBounded(conv, thread)}`);
     size += text.length;
     thread.allocate(text.length);
     out.add(text);

@@ -28,6 +28,7 @@ import {
   type Stmt,
 } from "../syntax/ast.ts";
 import { type Dialect, nearest, StarlarkSyntaxError } from "../values/mod.ts";
+import { FrontEndMeter } from "../syntax/meter.ts";
 import { checkCallArgs } from "./checks.ts";
 import { type Block, type FnInfo, lookupLocal, newScope, type RBinding, type Use } from "./scope.ts";
 
@@ -39,6 +40,8 @@ export interface ResolveOptions {
   isPredeclared(name: string): boolean;
   /** Whether `name` is a universal built-in (`None`, `len`...). */
   isUniversal(name: string): boolean;
+  /** Counts the resolver's work (a unit per statement, expression and name looked up) for its budget. */
+  meter?: FrontEndMeter;
 }
 
 /** One resolver error. */
@@ -75,6 +78,32 @@ export function resolveFile(file: File, options: ResolveOptions): void {
   r.run(file);
 }
 
+/**
+ * Resolves a file a top-level statement at a time (see `eval/exec.ts`'s CompileJob): give it every
+ * statement in order, then call {@link finish}; the file ends up as {@link resolveFile} leaves it.
+ */
+export class FileResolver {
+  readonly #r: Resolver;
+
+  /** Starts resolving a file named `filename`. */
+  constructor(filename: string, options: ResolveOptions) {
+    this.#r = new Resolver(filename, options);
+  }
+
+  /** Resolves the next top-level statement. */
+  statement(s: Stmt): void {
+    this.#r.topLevel(s);
+  }
+
+  /**
+   * Resolves what needed the whole file and sets its scope and globals.
+   * @throws {ResolveErrors} describing the first error, when there is any.
+   */
+  finish(file: File): void {
+    this.#r.finish(file);
+  }
+}
+
 class Resolver {
   private readonly filename: string;
   private readonly opts: ResolveOptions;
@@ -93,6 +122,7 @@ class Resolver {
   private readonly pendingScopes: FnInfo[] = [];
   /** The identifier that first bound each global or local binding (for "declared at" messages). */
   private readonly firstOf = new Map<Binding, Ident>();
+  private readonly meter: FrontEndMeter;
 
   constructor(filename: string, opts: ResolveOptions) {
     this.filename = filename;
@@ -108,16 +138,28 @@ class Resolver {
       uses: [],
     };
     this.env = this.fileBlock;
+    this.meter = opts.meter ?? new FrontEndMeter();
   }
 
   run(file: File): void {
     this.stmts(file.stmts);
+    this.finish(file);
+  }
+
+  /** Resolves one top-level statement (in file order). */
+  topLevel(s: Stmt): void {
+    this.stmt(s);
+  }
+
+  /** Resolves what waits for the whole file (uses of names bound later, scopes) once its statements are. */
+  finish(file: File): void {
     this.resolveLocalUses(this.fileBlock);
     this.resolveNonLocalUses(this.fileBlock);
     this.finishScope(this.fileInfo);
     for (const info of this.pendingScopes) this.finishScope(info);
     file.scope = this.fileInfo.scope;
     file.globals = this.globalOrder.map((b) => b.name);
+    this.meter.flush();
     if (this.errors.length > 0) throw new ResolveErrors(this.filename, this.errors);
   }
 
@@ -130,6 +172,7 @@ class Resolver {
   }
 
   private enter(pos: Position): void {
+    this.meter.tick();
     if (++this.depth > MAX_NESTING) {
       throw new StarlarkSyntaxError(
         this.filename,
@@ -246,6 +289,11 @@ class Resolver {
       for (const name of b.bindings.keys()) names.push(name);
     }
     for (const b of this.globalOrder) names.push(b.name);
+    // Every undefined name is compared with every name in sight (sorted, folded, an edit distance each):
+    // a program of many of each pays for it, before the work.
+    let work = Math.ceil(names.length * Math.log2(names.length + 1));
+    for (const n of names) work += 8 + (n.length >> 2);
+    this.meter.work(work, 16 * names.length);
     names.sort();
     return nearest(u.id.name, names);
   }
@@ -265,6 +313,7 @@ class Resolver {
 
   private resolveNonLocalUses(b: Block): void {
     for (const child of b.children) this.resolveNonLocalUses(child);
+    this.meter.tick(b.uses.length);
     for (const u of b.uses) u.id.binding = this.lookupLexical(u, u.env);
   }
 

@@ -19,6 +19,7 @@ import type {
   UnaryOp,
 } from "./ast.ts";
 import { checkAssign, checkCallArgs, checkParams } from "./check.ts";
+import type { FrontEndMeter } from "./meter.ts";
 import { Scanner } from "./scanner.ts";
 import {
   AMP,
@@ -79,6 +80,8 @@ export interface ParseOptions {
    * Default true. A resolver that runs them itself, in the reference's order, may turn them off.
    */
   staticChecks?: boolean;
+  /** Counts the tokens scanned, charging them to its budget (see meter.ts). */
+  meter?: FrontEndMeter;
 }
 
 // Binary operator precedence, -1 for tokens that are not binary operators.
@@ -116,7 +119,7 @@ export class ExprParser {
 
   constructor(filename: string, src: string, opts: ParseOptions | undefined) {
     this.filename = filename;
-    this.sc = new Scanner(filename, src);
+    this.sc = new Scanner(filename, src, opts?.meter);
     this.checks = opts?.staticChecks ?? true;
     this.next();
   }

@@ -54,11 +54,59 @@ function utf8FirstByte(cp: number): number {
   return 0xf0 | (cp >> 18);
 }
 
-function pushUTF8(out: number[], cp: number): void {
-  if (cp < 0x80) out.push(cp);
-  else if (cp < 0x800) out.push(0xc0 | (cp >> 6), 0x80 | (cp & 63));
-  else if (cp < 0x10000) out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
-  else out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
+/** Writes the UTF-8 encoding of `cp` at `out[n]`; returns the index past it. */
+function putUTF8(out: Uint8Array, n: number, cp: number): number {
+  if (cp < 0x80) {
+    out[n] = cp;
+    return n + 1;
+  }
+  if (cp < 0x800) {
+    out[n] = 0xc0 | (cp >> 6);
+    out[n + 1] = 0x80 | (cp & 63);
+    return n + 2;
+  }
+  if (cp < 0x10000) {
+    out[n] = 0xe0 | (cp >> 12);
+    out[n + 1] = 0x80 | ((cp >> 6) & 63);
+    out[n + 2] = 0x80 | (cp & 63);
+    return n + 3;
+  }
+  out[n] = 0xf0 | (cp >> 18);
+  out[n + 1] = 0x80 | ((cp >> 12) & 63);
+  out[n + 2] = 0x80 | ((cp >> 6) & 63);
+  out[n + 3] = 0x80 | (cp & 63);
+  return n + 4;
+}
+
+/** The UTF-8 length of `src[from:to]` (a lone surrogate counts as U+FFFD, 3 bytes). */
+function utf8Length(src: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = src.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < to && (src.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * The text of the first `bytes` UTF-8 bytes from `src[from]`, as the reference quotes a bad escape (it
+ * measures bytes): a character the bound cuts shows as U+FFFD, as a UTF-8 decoder shows its first bytes.
+ */
+function utf8Prefix(src: string, from: number, bytes: number): string {
+  let n = 0, i = from;
+  while (i < src.length && n < bytes) {
+    const step = src.codePointAt(i)! > 0xffff ? 2 : 1;
+    const len = utf8Length(src, i, i + step);
+    if (n + len > bytes) return src.slice(from, i) + "\ufffd";
+    n += len;
+    i += step;
+  }
+  return src.slice(from, i);
 }
 
 /**
@@ -73,29 +121,32 @@ export function decodeString(
   isBytes: boolean,
   fail: (msg: string) => never,
 ): string {
-  const out: number[] = [];
+  // Bytes go to a typed buffer (a literal of megabytes decodes at a few ns a character): no UTF-16 unit
+  // becomes more than 3 bytes (a surrogate pair, 2 units, becomes 4) and no escape more than 4 bytes.
+  const out = new Uint8Array(3 * (to - from));
+  let n = 0;
   let i = from;
   while (i < to) {
     const c = src.charCodeAt(i);
     if (c < 128 && c !== C_BSL && c !== C_CR) {
-      out.push(c);
+      out[n++] = c;
       i++;
       continue;
     }
     if (c === C_CR) {
-      out.push(C_NL);
+      out[n++] = C_NL;
       i += src.charCodeAt(i + 1) === C_NL ? 2 : 1;
       continue;
     }
     if (c >= 128) {
       const cp = src.codePointAt(i)!;
       // Lone surrogates cannot be encoded; like TextEncoder, they become U+FFFD.
-      pushUTF8(out, cp >= 0xd800 && cp < 0xe000 ? 0xfffd : cp);
+      n = putUTF8(out, n, cp >= 0xd800 && cp < 0xe000 ? 0xfffd : cp);
       i += cp > 0xffff ? 2 : 1;
       continue;
     }
     if (rawMode) {
-      out.push(c);
+      out[n++] = c;
       i++;
       continue;
     }
@@ -110,30 +161,30 @@ export function decodeString(
         i += src.charCodeAt(i + 2) === C_NL ? 3 : 2;
         continue;
       case 97: // a
-        out.push(7);
+        out[n++] = 7;
         break;
       case 98: // b
-        out.push(8);
+        out[n++] = 8;
         break;
       case 102: // f
-        out.push(12);
+        out[n++] = 12;
         break;
       case 110: // n
-        out.push(10);
+        out[n++] = 10;
         break;
       case 114: // r
-        out.push(13);
+        out[n++] = 13;
         break;
       case 116: // t
-        out.push(9);
+        out[n++] = 9;
         break;
       case 118: // v
-        out.push(11);
+        out[n++] = 11;
         break;
       case C_BSL:
       case C_SQ:
       case C_DQ:
-        out.push(e);
+        out[n++] = e;
         break;
       case 48:
       case 49:
@@ -155,14 +206,14 @@ export function decodeString(
           fail(`non-ASCII octal escape \\${v.toString(8)} (use \\u${h} for the UTF-8 encoding of U+${h})`);
         }
         if (v >= 256) fail(`invalid escape sequence \\${v.toString(8).padStart(3, "0")}`);
-        out.push(v);
+        out[n++] = v;
         i = j;
         continue;
       }
       case 120: { // x
-        if (to - i < 4) fail(`truncated escape sequence ${src.slice(i, to)}`);
+        if (to - i < 4 && utf8Length(src, i, to) < 4) fail(`truncated escape sequence ${src.slice(i, to)}`);
         const h1 = src.charCodeAt(i + 2), h2 = src.charCodeAt(i + 3);
-        if (!isHex(h1) || !isHex(h2)) fail(`invalid escape sequence ${src.slice(i, i + 4)}`);
+        if (!isHex(h1) || !isHex(h2)) fail(`invalid escape sequence ${utf8Prefix(src, i, 4)}`);
         const v = hexVal(h1) * 16 + hexVal(h2);
         if (!isBytes && v > 127) {
           const h = v.toString(16).toUpperCase().padStart(4, "0");
@@ -170,18 +221,19 @@ export function decodeString(
             `non-ASCII hex escape ${src.slice(i, i + 4)} (use \\u${h} for the UTF-8 encoding of U+${h})`,
           );
         }
-        out.push(v);
+        out[n++] = v;
         i += 4;
         continue;
       }
       case 117: // u
       case 85: { // U
         const sz = e === 117 ? 6 : 10;
-        if (to - i < sz) fail(`truncated escape sequence ${src.slice(i, to)}`);
+        if (to - i < sz && utf8Length(src, i, to) < sz) fail(`truncated escape sequence ${src.slice(i, to)}`);
         let v = 0;
+        // Enough bytes but too few characters: a non-ASCII (non-hex) character comes before `to`.
         for (let j = i + 2; j < i + sz; j++) {
           const d = src.charCodeAt(j);
-          if (!isHex(d)) fail(`invalid escape sequence ${src.slice(i, i + sz)}`);
+          if (!isHex(d)) fail(`invalid escape sequence ${utf8Prefix(src, i, sz)}`);
           v = v * 16 + hexVal(d);
         }
         if (v > 0x10ffff) {
@@ -192,7 +244,7 @@ export function decodeString(
         if (v >= 0xd800 && v < 0xe000) {
           fail(`invalid Unicode code point U+${v.toString(16).toUpperCase().padStart(4, "0")}`);
         }
-        pushUTF8(out, v);
+        n = putUTF8(out, n, v);
         i += sz;
         continue;
       }
@@ -205,6 +257,8 @@ export function decodeString(
     i += 2;
   }
   let s = "";
-  for (let k = 0; k < out.length; k += 8192) s += String.fromCharCode(...out.slice(k, k + 8192));
+  for (let k = 0; k < n; k += 8192) {
+    s += String.fromCharCode.apply(null, out.subarray(k, Math.min(n, k + 8192)) as unknown as number[]);
+  }
   return s;
 }

@@ -46,14 +46,19 @@ export type { ParseOptions };
 class Parser extends ExprParser {
   parseFile(): File {
     const stmts: Stmt[] = [];
-    while (this.tok !== EOF) {
-      if (this.tok === NEWLINE) {
-        this.next();
-        continue;
-      }
-      this.parseStmt(stmts);
-    }
+    while (this.parseTopLevel(stmts));
     return { filename: this.filename, stmts };
+  }
+
+  /** Parses the next top-level statement(s) into `stmts`; false at the end of the file. */
+  parseTopLevel(stmts: Stmt[]): boolean {
+    while (this.tok === NEWLINE) this.next();
+    if (this.tok === EOF) {
+      this.sc.settleMeter();
+      return false;
+    }
+    this.parseStmt(stmts);
+    return true;
   }
 
   parseWholeExpr(): Expr {
@@ -252,6 +257,26 @@ class Parser extends ExprParser {
  */
 export function parseFile(filename: string, source: string, options?: ParseOptions): File {
   return new Parser(filename, source, options).parseFile();
+}
+
+/**
+ * Parses a file a top-level statement at a time, so that its caller may stop between two (see
+ * `eval/exec.ts`'s CompileJob). The statements come out as {@link parseFile} returns them.
+ */
+export class FileParser {
+  readonly #p: Parser;
+  /** The statements parsed so far. */
+  readonly stmts: Stmt[] = [];
+
+  /** Starts parsing `source` (the first token is scanned now). */
+  constructor(filename: string, source: string, options?: ParseOptions) {
+    this.#p = new Parser(filename, source, options);
+  }
+
+  /** Parses the next top-level statement; false once the file is over. */
+  next(): boolean {
+    return this.#p.parseTopLevel(this.stmts);
+  }
 }
 
 /**

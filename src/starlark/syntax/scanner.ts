@@ -9,7 +9,14 @@
  * @module
  */
 
-import { fromJSString, StarlarkSyntaxError } from "../values/mod.ts";
+import {
+  DEFAULT_MAX_INT_BITS,
+  fromJSString,
+  parseDecimal,
+  StarlarkSyntaxError,
+  Thread,
+} from "../values/mod.ts";
+import { type FrontEndBudget, FrontEndMeter } from "./meter.ts";
 import { decodeString, hasCRorNonASCII, isHex, quoteRune } from "./literals.ts";
 import { isLetterRune } from "../unicode/mod.ts";
 import {
@@ -111,11 +118,17 @@ export class Scanner {
   /** Decoded value: number/bigint for INT, number for FLOAT, binary string for STRING/BYTES/IDENT. */
   value: number | bigint | string = 0;
 
-  /** Creates a scanner over `src` (a JS string). */
-  constructor(filename: string, src: string) {
+  /** Counts a unit of work per token (see meter.ts). */
+  readonly meter: FrontEndMeter;
+  // Tokens not yet handed to the meter: the count per token stays one increment.
+  private unmetered = 0;
+
+  /** Creates a scanner over `src` (a JS string), charging its tokens to `meter`. */
+  constructor(filename: string, src: string, meter: FrontEndMeter = new FrontEndMeter()) {
     this.filename = filename;
     this.src = src;
     this.n = src.length;
+    this.meter = meter;
   }
 
   /** Line of the scanner's current position. */
@@ -174,7 +187,22 @@ export class Scanner {
 
   /** Scans the next token into the public fields and returns its kind. */
   next(): number {
-    return (this.tok = this.scan());
+    if (++this.unmetered === 64) {
+      this.unmetered = 0;
+      this.meter.tick(64);
+    }
+    const from = this.i;
+    const tok = (this.tok = this.scan());
+    // A long token (or a long run of blanks and comments before it) costs a step per 8 characters.
+    if (this.i - from > 256) this.meter.work((this.i - from) >> 3, 0);
+    return tok;
+  }
+
+  /** Hands the tokens counted so far to the meter and charges them (at the end of the file). */
+  settleMeter(): void {
+    this.meter.tick(this.unmetered);
+    this.unmetered = 0;
+    this.meter.flush();
   }
 
   /** The reference's nextToken: indentation, blank lines, comments, then one token. */
@@ -233,12 +261,13 @@ export class Scanner {
       }
 
       if (c === C_HASH) {
-        // Skip the comment, counting surrogate pairs so later columns on this line stay right.
+        // Skip the comment, counting surrogate pairs so later columns on this line stay right. A NUL ends
+        // it, and then the file, as in the reference (which reads NUL as its end-of-input rune).
         let i = this.i;
         const n = this.n;
         for (; i < n; i++) {
           const d = src.charCodeAt(i);
-          if (d === C_NL || d === C_CR) break;
+          if (d === C_NL || d === C_CR || d === 0) break;
           if (d >= 0xd800 && d < 0xdc00 && i + 1 < n) {
             const e = src.charCodeAt(i + 1);
             if (e >= 0xdc00 && e < 0xe000) {
@@ -522,13 +551,43 @@ export class Scanner {
       this.value = kind === 10 ? Number(digits) : parseInt(digits, kind);
       return INT;
     }
-    const big = BigInt(kind === 10 ? digits : raw.slice(0, 2).toLowerCase() + digits);
+    let lead = 0;
+    while (lead < digits.length - 1 && digits.charCodeAt(lead) === 48) lead++;
+    const budget = this.chargeIntLiteral(digits.length - lead, kind, startCol);
+    const big = kind === 10 && budget instanceof Thread
+      ? parseDecimal(digits, budget) // in pieces, charged and polled like int("...")
+      : BigInt(kind === 10 ? digits : raw.slice(0, 2).toLowerCase() + digits);
     // The reference parses octal and binary literals as int64 only.
     if ((kind === 8 || kind === 2) && big > 0x7fffffffffffffffn) {
       this.error(this.line, startCol, "invalid int literal");
     }
     this.value = big >= -0x1fffffffffffffn && big <= 0x1fffffffffffffn ? Number(big) : big;
     return INT;
+  }
+
+  /**
+   * Refuses an int literal too large for any int the run may hold (its least value already has more
+   * bits than the budget's `maxIntBits`), and charges the conversion of one it accepts: V8 turns
+   * decimal digits into a BigInt in superlinear time (a 2-million-digit literal takes a third of a
+   * second). A thread converts it in polled pieces and charges that itself (`parseDecimal`); any other
+   * budget is charged the conversion in steps before it starts. Returns the budget.
+   */
+  private chargeIntLiteral(ndigits: number, radix: number, startCol: number): FrontEndBudget | undefined {
+    const maxBits = this.meter.budget?.maxIntBits ?? DEFAULT_MAX_INT_BITS;
+    // The least value of that many significant digits, radix^(n-1), has floor((n-1)·log2 radix) + 1 bits.
+    const leastBits = Math.floor((ndigits - 1) * Math.log2(radix)) + 1;
+    if (leastBits > maxBits) {
+      this.error(
+        this.line,
+        startCol,
+        `int literal too large (${ndigits} digits; ints are limited to ${maxBits} bits)`,
+      );
+    }
+    const budget = this.meter.budget;
+    if (radix === 10 && ndigits > 300 && !(budget instanceof Thread)) {
+      this.meter.tick(ndigits + Math.floor((ndigits * ndigits) / 2 ** 19));
+    }
+    return budget;
   }
 
   /**
@@ -605,6 +664,9 @@ export class Scanner {
     if (plain || (rawMode && !hasCRorNonASCII(src, contentStart, contentEnd))) {
       this.value = src.slice(contentStart, contentEnd);
     } else {
+      // Decoding takes ~10-20 ns a character, into a buffer of 3 bytes per character.
+      const len = contentEnd - contentStart;
+      if (len > 256) this.meter.work(len >> 1, 3 * len);
       this.value = decodeString(
         src,
         contentStart,

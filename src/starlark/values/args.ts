@@ -13,8 +13,9 @@
  *
  * @module
  */
-import { nearest, quote } from "./ops.ts";
+import { nearest } from "./ops.ts";
 import type { StarlarkIterable } from "./ops.ts";
+import { intBounded, reprBounded } from "./quote_bounded.ts";
 import {
   Builtin,
   Dict,
@@ -86,7 +87,7 @@ export const intArg: Unpacker<number> = (v: Value): number => {
   if (typeof v === "number") return v;
   if (typeof v === "bigint") {
     if (v < INT64_MIN || v > INT64_MAX) {
-      throw new ArgConversionError(`${v} out of range (want value in signed 64-bit range)`);
+      throw new ArgConversionError(`${intBounded(v)} out of range (want value in signed 64-bit range)`);
     }
     return Number(v);
   }
@@ -143,7 +144,7 @@ export function asInt32(v: Value): number {
     if (v < -2147483648 || v > 2147483647) throw new ArgConversionError(`${v} out of range`);
     return v;
   }
-  if (typeof v === "bigint") throw new ArgConversionError(`${v} out of range`);
+  if (typeof v === "bigint") throw new ArgConversionError(`${intBounded(v)} out of range`);
   throw new ArgConversionError(`got ${typeName(v)}, want int`);
 }
 
@@ -151,7 +152,7 @@ export function asInt32(v: Value): number {
 // Unpacking
 
 function quoteName(name: string): string {
-  return quote(name);
+  return reprBounded(name);
 }
 
 /** Throws `fn does not accept keyword arguments` when `kwargs` is non-empty. */

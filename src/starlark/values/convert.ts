@@ -44,6 +44,7 @@ import {
   UnhashableError,
 } from "./value.ts";
 import type { DictEntry, Value } from "./value.ts";
+import { intBounded } from "./quote_bounded.ts";
 
 /** A value cannot be converted between JS and Starlark. */
 export class ConversionError extends StarlarkError {
@@ -163,7 +164,9 @@ function toJSRec(v: Value, bigints: "bigint" | "error", active: Set<object>, dep
     case "number":
       return v;
     case "bigint":
-      if (bigints === "error") throw new ConversionError(`int ${v} is outside the JS safe-integer range`);
+      if (bigints === "error") {
+        throw new ConversionError(`int ${intBounded(v)} is outside the JS safe-integer range`);
+      }
       return v;
     case "string":
       return toJSString(v);

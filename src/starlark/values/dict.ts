@@ -8,6 +8,14 @@
 
 import { Bytes, Float, List, type Mutable, StarObject, Tuple, type Value } from "./object.ts";
 import { UnhashableError } from "./errors.ts";
+import {
+  DIGEST_KEY_LENGTH,
+  escapeHostKey,
+  keepTableKey,
+  tableKey,
+  tableKeyStartsWith,
+  valueTableKey,
+} from "./table_key.ts";
 
 const identityIds = new WeakMap<object, number>();
 let nextIdentityId = 1;
@@ -54,7 +62,7 @@ export function hashKey(v: Value): unknown {
       }
       {
         const h = (v as HashableObject).hashKey;
-        if (typeof h === "function") return h.call(v);
+        if (typeof h === "function") return escapeHostKey(h.call(v));
         if ((v as { unhashable?: boolean }).unhashable) throw new UnhashableError(v.typeName);
       }
       return identityKey(v);
@@ -83,9 +91,12 @@ const TOO_DEEP_KEY = "\u0104";
 /** Deepest level with an element met while building the current tuple key. */
 let deepestElement = 0;
 
-/** Whether `hk` is the key of a tuple too deep to compare with an equal one. */
+/**
+ * Whether `hk` is the key of a tuple too deep to compare with an equal one: an equality key, or the
+ * table key a dict or set stores it under (see {@link tableKey}).
+ */
 export function isTooDeepKey(hk: unknown): boolean {
-  return typeof hk === "string" && hk.charCodeAt(0) === 0x104;
+  return typeof hk === "string" && tableKeyStartsWith(hk, 0x104);
 }
 
 /**
@@ -154,6 +165,7 @@ export function prepareKey(v: Tuple | Bytes, poll: () => void): void {
   k.charCodeAt(0); // flattened once, here, rather than by the first table that hashes it
   bigKeys.set(v, k);
   bigKeysCached++;
+  if (k.length >= DIGEST_KEY_LENGTH) keepTableKey(v, k);
 }
 
 /** Whether {@link prepareKey} has built the key of `v`. */
@@ -285,7 +297,9 @@ const NO_ENTRIES: unknown[] = [];
  * Small dicts (the usual record) are stored compactly as a flat array of `[hashKey, key, value]`
  * triples searched linearly: a quarter of the memory of a JS Map with entry objects, and faster to build.
  * A dict switches for good to a `Map` of {@link DictEntry} objects when it grows past a few entries, or
- * as soon as {@link Dict.map} is read; code that needs no map should use the methods instead.
+ * as soon as {@link Dict.map} is read; code that needs no map should use the methods instead. The map is
+ * keyed by the {@link tableKey} of each entry's hash key, which a program cannot make collide in V8's
+ * buckets; code that walks {@link Dict.map} and looks its keys up in another table uses them as they are.
  */
 export class Dict extends StarObject implements Mutable {
   /** The compact form, or null once the dict uses {@link Dict.map}. */
@@ -301,8 +315,9 @@ export class Dict extends StarObject implements Mutable {
     return "dict";
   }
   /**
-   * Entries by normalized key; JS Map iteration order is insertion order, as in the reference. Reading
-   * this converts a compact dict to its map form (once): the map stays valid for the dict's lifetime.
+   * Entries by table key ({@link tableKey} of the hash key); JS Map iteration order is insertion order,
+   * as in the reference. Reading this converts a compact dict to its map form (once): the map stays valid
+   * for the dict's lifetime.
    */
   get map(): Map<unknown, DictEntry> {
     return this.#map ?? this.toMapForm();
@@ -314,10 +329,21 @@ export class Dict extends StarObject implements Mutable {
   }
   /** Looks a key up; returns `undefined` when absent. Throws {@link UnhashableError}. */
   get(key: Value): Value | undefined {
-    if (!(key instanceof Tuple)) return this.getByHash(hashKey(key));
+    if (!(key instanceof Tuple)) {
+      return key instanceof Bytes ? this.getValue(key) : this.getByHash(hashKey(key));
+    }
     const hk = hashKey(key);
-    const v = this.getByHash(hk);
+    const v = this.getValue(key, hk);
     return v === undefined ? v : hit(hk, v);
+  }
+  /**
+   * {@link getByHash} for a tuple or bytes key, whose digested table key is kept with it. A TS-private
+   * method, not a `#` one (see {@link toMapForm}).
+   */
+  private getValue(key: Tuple | Bytes, hk: unknown = hashKey(key)): Value | undefined {
+    if (this.#small !== null) return this.getByHash(hk);
+    const e = this.#map!.get(valueTableKey(key, hk));
+    return e === undefined ? undefined : e.value;
   }
   /**
    * Looks up the value whose key has hash key `hk` (as computed by {@link hashKey}; a string or a safe
@@ -329,7 +355,7 @@ export class Dict extends StarObject implements Mutable {
       for (let i = 0; i < s.length; i += 3) if (s[i] === hk) return s[i + 2] as Value;
       return undefined;
     }
-    const e = this.#map!.get(hk);
+    const e = this.#map!.get(tableKey(hk));
     return e === undefined ? undefined : e.value;
   }
   /** Inserts or replaces without mutability checks (callers check with {@link checkMutable}). */
@@ -372,12 +398,13 @@ export class Dict extends StarObject implements Mutable {
       this.toMapForm();
     }
     const m = this.#map!;
-    const e = m.get(hk);
+    const tk = valueTableKey(key, hk);
+    const e = m.get(tk);
     if (e !== undefined) {
       e.value = value;
       return false;
     }
-    m.set(hk, { key, value });
+    m.set(tk, { key, value });
     return true;
   }
   /** Removes a key without mutability checks; returns the removed value or `undefined`. */
@@ -396,10 +423,11 @@ export class Dict extends StarObject implements Mutable {
       return undefined;
     }
     const m = this.#map!;
-    const e = m.get(k);
+    const tk = valueTableKey(key, k);
+    const e = m.get(tk);
     if (e === undefined) return undefined;
     hit(k, null);
-    m.delete(k);
+    m.delete(tk);
     return e.value;
   }
   /**
@@ -509,7 +537,7 @@ export class Dict extends StarObject implements Mutable {
     }
     const m = new Map<unknown, DictEntry>();
     for (let i = 0; i < triples.length; i += 3) {
-      m.set(triples[i], { key: triples[i + 1] as Value, value: triples[i + 2] as Value });
+      m.set(tableKey(triples[i]), { key: triples[i + 1] as Value, value: triples[i + 2] as Value });
     }
     this.#small = null;
     this.#map = m;
@@ -521,7 +549,9 @@ export class Dict extends StarObject implements Mutable {
   private toMapForm(): Map<unknown, DictEntry> {
     const m = new Map<unknown, DictEntry>();
     const s = this.#small!;
-    for (let i = 0; i < s.length; i += 3) m.set(s[i], { key: s[i + 1] as Value, value: s[i + 2] as Value });
+    for (let i = 0; i < s.length; i += 3) {
+      m.set(tableKey(s[i]), { key: s[i + 1] as Value, value: s[i + 2] as Value });
+    }
     this.#small = null;
     this.#map = m;
     return m;
@@ -530,7 +560,7 @@ export class Dict extends StarObject implements Mutable {
 
 /** A Starlark set: insertion-ordered, keyed like {@link Dict}. */
 export class StarSet extends StarObject implements Mutable {
-  /** Elements by normalized key. */
+  /** Elements by table key ({@link tableKey} of the hash key). */
   readonly map: Map<unknown, Value> = new Map();
   /** Whether the set has been frozen. */
   frozen = false;
@@ -547,21 +577,24 @@ export class StarSet extends StarObject implements Mutable {
   /** Membership test. Throws {@link UnhashableError}. */
   has(v: Value): boolean {
     const k = hashKey(v);
-    return this.map.has(k) && (!(v instanceof Tuple) || hit(k, true));
+    return this.map.has(valueTableKey(v, k)) && (!(v instanceof Tuple) || hit(k, true));
   }
   /** Adds without mutability checks. */
   addUnchecked(v: Value): void {
     const k = hashKey(v);
-    if (!this.map.has(k)) this.map.set(k, v);
+    const tk = valueTableKey(v, k);
+    if (!this.map.has(tk)) this.map.set(tk, v);
     else if (v instanceof Tuple) hit(k, null);
   }
   /**
    * Removes the element of hash key `hk` without mutability checks; returns whether it was there. Like
    * the reference's deletion, which compares the keys, it fails for a key too deep to compare (even
-   * with itself: `pop` of such an element fails). Throws {@link UnhashableError} then.
+   * with itself: `pop` of such an element fails). Throws {@link UnhashableError} then. `v`, the element
+   * itself when the caller has it, lets a long tuple or bytes key's kept table key be used.
    */
-  deleteByHash(hk: unknown): boolean {
-    return this.map.has(hk) && hit(hk, this.map.delete(hk));
+  deleteByHash(hk: unknown, v?: Value): boolean {
+    const tk = v === undefined ? tableKey(hk) : valueTableKey(v, hk);
+    return this.map.has(tk) && hit(hk, this.map.delete(tk));
   }
   /**
    * Removes and returns the first element in insertion order, without mutability checks (`pop`);

@@ -10,6 +10,7 @@
  */
 import { EvalError, Float, normInt, typeName } from "./value.ts";
 import type { Value } from "./value.ts";
+import { intBounded } from "./quote_bounded.ts";
 
 /** A Starlark int. */
 export type Int = number | bigint;
@@ -179,7 +180,7 @@ export function isSmallInt(v: Value): v is number {
  */
 export function int32Error(v: Value): string | undefined {
   if (typeof v === "number") return v >= MIN_INT32 && v <= MAX_INT32 ? undefined : `${v} out of range`;
-  if (typeof v === "bigint") return `${v} out of range`;
+  if (typeof v === "bigint") return `${intBounded(v)} out of range`;
   return `got ${typeName(v)}, want int`;
 }
 

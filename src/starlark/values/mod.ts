@@ -54,6 +54,16 @@ export {
   unary,
 } from "./ops.ts";
 export type { ValueIterator } from "./ops.ts";
+export {
+  FAIL_LIMIT,
+  intBounded,
+  joinBounded,
+  moreMarker,
+  QUOTE_LIMIT,
+  reprBounded,
+  textBounded,
+} from "./quote_bounded.ts";
+export type { BoundedReprable, ReprPrefix } from "./quote_bounded.ts";
 export { LONG_FLOAT_TEXT, parseLongDecimal } from "./float_parse.ts";
 export { MAX_STRING_LENGTH, tooLongString } from "./ops_binary.ts";
 export {
@@ -73,6 +83,7 @@ export {
 } from "./ops_bulk.ts";
 export { countMatches, findIndex, findLastIndex, forEachMatch } from "./ops_search.ts";
 export { nearest } from "./spell.ts";
+export { stringTableKey, tableKey } from "./table_key.ts";
 export {
   bytesElems,
   stringCodepointOrds,

@@ -7,7 +7,7 @@
  */
 
 import type { Thread } from "./thread.ts";
-import { EvalError } from "./errors.ts";
+import { EvalError, UnhashableError } from "./errors.ts";
 
 /** Any Starlark value. */
 export type Value = null | boolean | number | bigint | string | StarObject;
@@ -162,9 +162,14 @@ export class Module extends StarObject {
   get typeName(): string {
     return "module";
   }
-  /** Modules are unhashable, as in the reference (`unhashable: module`). */
+  /**
+   * Modules are unhashable, as in the reference (`unhashable: module`); an {@link UnhashableError}, so
+   * that built-ins prefix it with their name as they do for lists (`set: unhashable: module`).
+   */
   hashKey(): string {
-    throw new EvalError("unhashable: module");
+    const e = new UnhashableError("module");
+    e.message = "unhashable: module";
+    throw e;
   }
 }
 

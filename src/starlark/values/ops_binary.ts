@@ -53,6 +53,7 @@ import {
   SLOTS_PER_STEP,
 } from "./ops_bulk.ts";
 import { countMatches, findIndex } from "./ops_search.ts";
+import { intBounded } from "./quote_bounded.ts";
 
 /** Largest repetition result the reference allows (`maxAlloc`, in elements or bytes). */
 const MAX_ALLOC = 1 << 30;
@@ -128,7 +129,7 @@ export function concatStrings(thread: Thread, x: string, y: string): string {
 export function repeatString(thread: Thread, s: string, n: Int): string {
   if (s.length === 0) return "";
   const err = int32Error(n);
-  if (err !== undefined) throw new EvalError(`repeat count ${n} too large`);
+  if (err !== undefined) throw new EvalError(`repeat count ${intBounded(n)} too large`);
   const i = n as number;
   if (i < 1) return "";
   const size = s.length * i;
@@ -143,7 +144,7 @@ export function repeatString(thread: Thread, s: string, n: Int): string {
 export function repeatElems(thread: Thread, elems: Value[], n: Int): Value[] {
   if (elems.length === 0) return [];
   const err = int32Error(n);
-  if (err !== undefined) throw new EvalError(`repeat count ${n} too large`);
+  if (err !== undefined) throw new EvalError(`repeat count ${intBounded(n)} too large`);
   const i = n as number;
   if (i < 1) return [];
   const size = elems.length * i;
@@ -523,7 +524,9 @@ function contains(thread: Thread, container: Value, needle: Value): boolean {
     if (needle instanceof Bytes) return findIndex(thread, container.data, needle.data) >= 0;
     if (isInt(needle)) {
       if (typeof needle !== "number" || needle < 0 || needle > 255) {
-        throw new EvalError(`int in bytes: ${needle} out of range (want value in unsigned 8-bit range)`);
+        throw new EvalError(
+          `int in bytes: ${intBounded(needle)} out of range (want value in unsigned 8-bit range)`,
+        );
       }
       return findIndex(thread, container.data, String.fromCharCode(needle)) >= 0;
     }

@@ -14,6 +14,8 @@
  * @module
  */
 import { Bytes, hashKey, isKeyPrepared, LONG_KEY_LENGTH, prepareKey, ResourceError, Tuple } from "./value.ts";
+import { DIGEST_KEY_LENGTH, isTableKeyKept } from "./table_key.ts";
+import { intBits } from "./int_cost.ts";
 import type { Dict, List, Thread, Value } from "./value.ts";
 
 /** Bytes charged per element slot that an operation creates. */
@@ -173,6 +175,14 @@ export function chargeCompactKeys(thread: Thread, src: Dict): void {
   for (let i = 0; i < triples.length; i += 3) chargeKeyCompare(thread, triples[i]);
 }
 
+/**
+ * Steps for the keyed digest of a table key of `chars` characters (see table_key.ts): V8 does not hash a
+ * string that long by content, so a dict or set digests it for every lookup (1–2 ns a character: a step per 8).
+ */
+function digestSteps(chars: number): number {
+  return chars >>> 3;
+}
+
 /** Steps per element of a tuple used as a hash key (its key string is built from every element). */
 const STEPS_PER_KEY_ELEMENT = 4;
 /** Steps per element of a big tuple's key (built piece by piece, ~250 ns an element at a million). */
@@ -198,6 +208,13 @@ const BIG_KEY_PIECE_BYTES = 32;
 export function chargeKeyHash(thread: Thread, key: Value): void {
   if (typeof key === "string") {
     if (key.length > LONG_KEY_LENGTH) thread.charge(key.length >>> 6);
+    if (key.length >= DIGEST_KEY_LENGTH) thread.charge(digestSteps(key.length));
+    return;
+  }
+  if (typeof key === "bigint") {
+    // Its table key is its hex text (a digest of it beyond DIGEST_KEY_LENGTH), made for each lookup.
+    const chars = intBits(key) >>> 2;
+    thread.charge((chars >>> 4) + (chars >= DIGEST_KEY_LENGTH ? digestSteps(chars) : 0));
     return;
   }
   if (key instanceof Bytes) {
@@ -209,12 +226,15 @@ export function chargeKeyHash(thread: Thread, key: Value): void {
       prepareKey(key, () => thread.poll());
     }
     thread.charge(n >>> 6);
+    if (n >= DIGEST_KEY_LENGTH && !isTableKeyKept(key)) thread.charge(digestSteps(n));
     return;
   }
   if (!(key instanceof Tuple)) return;
   if (isKeyPrepared(key)) {
-    // Built and kept already: only the comparison with an equal key is left (a step per 32 chars).
-    thread.charge((hashKey(key) as string).length >>> 5);
+    // Built and kept already: only the comparison with an equal key is left (a step per 32 chars), and
+    // the digest of a long key.
+    const n = (hashKey(key) as string).length;
+    thread.charge((n >>> 5) + (n >= DIGEST_KEY_LENGTH && !isTableKeyKept(key) ? digestSteps(n) : 0));
     return;
   }
   let elements = 0, text = 0;
@@ -237,6 +257,7 @@ export function chargeKeyHash(thread: Thread, key: Value): void {
     }
   }
   const chars = text + KEY_CHARS_PER_ELEMENT * elements;
+  if (chars >= DIGEST_KEY_LENGTH && !isTableKeyKept(key)) thread.charge(digestSteps(chars));
   if (elements < BIG_KEY_ELEMENTS) {
     thread.charge(STEPS_PER_KEY_ELEMENT * elements + (text >>> 4));
     if (2 * chars > FREE_KEY_BYTES) thread.allocate(2 * chars);

@@ -7,7 +7,7 @@
  * @module
  */
 import { int32Error } from "./int.ts";
-import { repr } from "./ops_repr.ts";
+import { reprBounded } from "./quote_bounded.ts";
 import {
   Bytes,
   Dict,
@@ -92,7 +92,7 @@ export function getIndex(thread: Thread, x: Value, i: Value): Value {
     } catch (e) {
       throw toEvalError(e);
     }
-    if (v === undefined) throw new EvalError(`key ${repr(i)} not in dict`);
+    if (v === undefined) throw new EvalError(`key ${reprBounded(i, thread)} not in dict`);
     return v;
   } else if (x instanceof Bytes) {
     n = x.data.length;

@@ -109,7 +109,8 @@ function quoteSlow(s: string, bytes: boolean, thread: Thread | undefined): strin
   return out.finish();
 }
 
-function escapeASCII(c: number): string {
+/** The escape `quote` writes for the ASCII code `c` that is not kept as it is (`\\n`, `\\"`, `\\x01`...). */
+export function escapeASCII(c: number): string {
   switch (c) {
     case 34:
       return '\\"';

@@ -9,6 +9,7 @@ import { formatFloatConv } from "./float_format.ts";
 import { intToFloat, numberToInt } from "./int.ts";
 import { chargeRadixText, intToDecimal } from "./int_cost.ts";
 import { repr } from "./ops_repr.ts";
+import { intBounded, QUOTE_LIMIT, textBounded } from "./quote_bounded.ts";
 import { TextBuilder } from "./text_builder.ts";
 import { decodeRune, encodeRune } from "./utf8.ts";
 import { Dict, EvalError, Float, Tuple, typeName } from "./value.ts";
@@ -68,7 +69,7 @@ export function interpolate(format: string, x: Value, thread?: Thread): string {
       const key = format.slice(pos + 1, j);
       if (!(x instanceof Dict)) fail("format requires a mapping");
       const v = x.get(key);
-      if (v === undefined) fail(`key not found: ${key}`);
+      if (v === undefined) fail(`key not found: ${textBounded(key, QUOTE_LIMIT, thread)}`);
       arg = v;
       pos = j + 1;
     } else {
@@ -149,7 +150,7 @@ function bigToFloat(v: number | bigint): number {
 function formatChar(arg: Value): string {
   if (typeof arg === "number" || typeof arg === "bigint") {
     if (typeof arg === "bigint" || arg < -2147483648 || arg > 2147483647 || arg < 0 || arg > 0x10ffff) {
-      fail(`%c format requires a valid Unicode code point, got ${arg}`);
+      fail(`%c format requires a valid Unicode code point, got ${intBounded(arg)}`);
     }
     return encodeRune(arg);
   }

@@ -49,7 +49,13 @@ function distance(x: string, y: string, max: number): number {
  * order and the first one at the smallest distance wins, so callers pass them sorted.
  */
 export function nearest(name: string, candidates: readonly string[]): string {
-  const x = fold(name);
+  // A candidate is suggested within half the folded name's length, so never for a name whose folded
+  // length is 2·longest + 1 or more: a long name (a program's megabyte-long attribute or keyword) is
+  // turned down by counting its letters, without folding it (folding 20 MB of capitals took ~1 s).
+  let longest = 0;
+  for (const c of candidates) if (c.length > longest) longest = c.length;
+  const x = name.length > 2 * longest ? foldShort(name, 2 * longest + 1) : fold(name);
+  if (x === undefined) return "";
   let best = "";
   let bestD = Math.floor((x.length + 1) / 2);
   for (const c of candidates) {
@@ -60,4 +66,16 @@ export function nearest(name: string, candidates: readonly string[]): string {
     }
   }
   return best;
+}
+
+/** `fold(s)` when it is shorter than `n`, else undefined: one pass that stops once `n` letters are seen. */
+function foldShort(s: string, n: number): string | undefined {
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 95) continue;
+    if (out.length + 1 >= n) return undefined;
+    out += c >= 65 && c <= 90 ? String.fromCharCode(c + 32) : s[i];
+  }
+  return out;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { quote } from "./ops_repr.ts";
+import { moreMarker, quotePrefix, type ReprPrefix } from "./quote_bounded.ts";
 import type { ValueIterator } from "./ops_index.ts";
 import { decodeRune, RUNE_ERROR_UTF8 } from "./utf8.ts";
 import { StarObject, UnhashableError } from "./value.ts";
@@ -50,6 +51,14 @@ abstract class TextView extends StarObject {
   /** The call that made the view, e.g. `"abc".elems()`. */
   starlarkRepr(thread?: Thread): string {
     return quote(this.s, this.isBytes, thread) + this.call;
+  }
+  /** The repr within `limit` characters for an error message: a view of a long text quotes its prefix. */
+  starlarkReprPrefix(limit: number, thread?: Thread): ReprPrefix {
+    const q = quotePrefix(this.s, this.isBytes, limit - this.call.length);
+    thread?.charge(1 + (q.text.length >>> 4));
+    return q.whole
+      ? { text: q.text + this.call }
+      : { text: q.text, more: moreMarker(this.s.length - q.used, "byte") };
   }
   /** Equal to a view of the same kind over the same text (the type name tells the kinds of view apart). */
   starlarkEquals(y: Value): boolean {

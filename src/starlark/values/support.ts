@@ -8,6 +8,7 @@
 import { ArgConversionError, isIterable, type Unpacker } from "./args.ts";
 import { iterate, len, repr } from "./ops.ts";
 import { transcodeUTF8 } from "./utf8.ts";
+import { intBounded, textBounded } from "./quote_bounded.ts";
 import { isTooDeepKey, tooDeepError } from "./dict.ts";
 import {
   Bytes,
@@ -44,7 +45,7 @@ export const int64Arg: Unpacker<number | bigint> = (v: Value): number | bigint =
   if (typeof v === "number") return v;
   if (typeof v === "bigint") {
     if (v < INT64_MIN || v > INT64_MAX) {
-      throw new ArgConversionError(`${v} out of range (want value in signed 64-bit range)`);
+      throw new ArgConversionError(`${intBounded(v)} out of range (want value in signed 64-bit range)`);
     }
     return v;
   }
@@ -263,7 +264,7 @@ export function updateDict(thread: Thread, d: Dict, args: Value[], kwargs: Kwarg
   if (d.size < before + kwargs.length) {
     const seen = new Set<string>();
     for (const [k] of kwargs) {
-      if (seen.has(k)) throw new EvalError(`duplicate keyword arg: "${k}"`);
+      if (seen.has(k)) throw new EvalError(`duplicate keyword arg: "${textBounded(k)}"`);
       seen.add(k);
     }
   }
