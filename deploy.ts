@@ -4,7 +4,8 @@
  *
  * | variable | meaning |
  * |---|---|
- * | `CODEMODE_API_KEYS` | required: `subject=key` pairs, comma-separated (keys of 16+ characters) |
+ * | `CODEMODE_API_KEYS` | `subject=key` pairs, comma-separated (keys of 16+ characters); required unless OAuth is on |
+ * | `CODEMODE_OAUTH_ISSUER`, `CODEMODE_OAUTH_AUDIENCE` | accept OAuth 2.1 bearer JWTs (more `CODEMODE_OAUTH_*` in docs/auth.md) |
  * | `CODEMODE_ALLOWED_HOSTS` | accepted `Host` values, comma-separated (e.g. `my-app.deno.dev`); any Host when unset |
  * | `CODEMODE_ALLOWED_ORIGINS` | accepted browser `Origin` values, comma-separated |
  * | `CODEMODE_EXECUTOR` | `worker` or `inline`; default `inline` on Deno Deploy, `worker` elsewhere |

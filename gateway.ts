@@ -23,3 +23,5 @@
  * @module
  */
 export * from "./src/gateway/mod.ts";
+/** The `oauth:` section's settings (see docs/auth.md). */
+export type { IntrospectionSettings, OAuthSettings } from "./src/auth/mod.ts";

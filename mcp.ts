@@ -64,15 +64,28 @@ export {
 } from "./src/mcp/server.ts";
 export { CANCELLED_TEXT, DETAIL_CODES, ERROR_TEXTS, errorText } from "./src/mcp/errors.ts";
 export { serveStdio, type StdioSession } from "./src/mcp/stdio.ts";
+export {
+  type CatalogListing,
+  catalogListing,
+  DEFAULT_CATALOG_LISTING_BYTES,
+  type ListedCapability,
+  listingBudget,
+  MAX_LISTED_CAPABILITIES,
+} from "./src/mcp/catalog_listing.ts";
+export { connectHint, type ConnectTarget } from "./src/mcp/connect_hint.ts";
 export { type MeteredPool, type MetricsScrape, type MetricsSource, poolMetrics } from "./src/mcp/metrics.ts";
 import { type ToolDefinitionOptions, toolDefinitions } from "./src/mcp/tools.ts";
 export {
   BAD_ARGUMENT_TEXTS,
+  catalogExamples,
+  type ExampleCapability,
   executeDescription,
   isToolName,
   singleStringArgument,
+  TEMPLATE_EXAMPLES,
   TOOL_NAMES,
   type ToolDefinitionOptions,
+  type ToolExamples,
   type ToolName,
   UNKNOWN_TOOL_TEXT,
 } from "./src/mcp/tools.ts";
@@ -87,6 +100,8 @@ export {
   isLoopbackHostname,
 } from "./src/mcp/http.ts";
 export { API_KEYS_ENV, type ApiKey, MIN_KEY_LENGTH, parseApiKeys } from "./src/mcp/keys.ts";
+/** OAuth 2.1 settings of {@link HttpHandlerOptions.oauth} (see docs/auth.md). */
+export type { IntrospectionSettings, OAuthSettings, SubjectMapper } from "./src/auth/mod.ts";
 
 /** One of the three tools as `tools/list` shows it (plain JSON; the SDK's `Tool` shape). */
 export interface ToolListing {

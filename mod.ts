@@ -42,6 +42,7 @@
 
 export { Builder, type BuilderOptions } from "./src/core/mod.ts";
 export {
+  type CapabilityShape,
   type ErrorEvent,
   type ErrorHook,
   type ErrorPhase,

@@ -131,6 +131,7 @@ Deno.test("architecture: nothing outside workers/ imports the worker; the host n
 const WORKER_SIDE = new Set([
   "src/errors.ts",
   "src/schema.ts",
+  "src/suggest.ts",
   "src/executor/codec.ts",
   "src/executor/contract.ts",
   "src/executor/idle_release.ts",
@@ -210,11 +211,16 @@ function moduleFolders(): string[] {
 Deno.test("architecture: each folder of src/ has one mod.ts, and code elsewhere enters through it", () => {
   const folders = moduleFolders();
   assert.deepEqual(folders, [
+    "src/auth",
     "src/authz/rego",
+    "src/console",
     "src/core",
     "src/demo",
     "src/executor",
     "src/gateway",
+    "src/jsonschema",
+    "src/limits",
+    "src/openapi",
     "src/search",
     "src/starlark",
   ]);
@@ -278,6 +284,109 @@ Deno.test("architecture: no gateway layer imports the composition root back; lay
       : []
   );
   assert.deepEqual(found, []);
+});
+
+Deno.test("architecture: src/limits stands alone; its domain is a leaf; only the Redis adapter loads ioredis", () => {
+  const limits = [...SOURCES.values()].filter((s) => inside(s.path, "src/limits"));
+  assert.ok(limits.some((s) => s.path === "src/limits/domain.ts"), "the limits were read");
+  const found = limits.flatMap((s) => {
+    const outside = s.local.filter((p) => !inside(p, "src/limits")).map((p) => `${s.path} -> ${p}`);
+    const allowed = (x: string) =>
+      (isTest(s.path) && x.startsWith("node:")) || (s.path === "src/limits/redis.ts" && x === "ioredis");
+    return [...outside, ...s.external.filter((x) => !allowed(x)).map((x) => `${s.path} -> ${x}`)];
+  });
+  assert.deepEqual(found, []);
+  const domain = source("src/limits/domain.ts");
+  assert.deepEqual([...domain.local, ...domain.external], []);
+  assert.equal(/\bDeno\./.test(code(domain.text)), false, "the limits domain uses no Deno APIs");
+  // The Redis adapter is loaded on demand: a gateway with the memory store never loads the client.
+  const staticRedis = limits.filter((s) =>
+    [...s.text.matchAll(STATIC_IMPORT)].some((m) => m[1] === "./redis.ts")
+  ).map((s) => s.path);
+  assert.deepEqual(staticRedis.filter((p) => !isTest(p)), []);
+  // And nothing below the gateway's composition reaches into the limits but through their mod.ts.
+  const gatewayUse = violations((s) =>
+    CORE_LAYERS(s.path) ? s.local.filter((p) => inside(p, "src/limits")).map((p) => `${s.path} -> ${p}`) : []
+  );
+  assert.deepEqual(gatewayUse, []);
+});
+
+Deno.test("architecture: src/auth stands alone; its domain is a leaf; only jose is loaded", () => {
+  const auth = [...SOURCES.values()].filter((s) => inside(s.path, "src/auth"));
+  assert.ok(auth.some((s) => s.path === "src/auth/domain.ts"), "the auth module was read");
+  const found = auth.flatMap((s) => {
+    const outside = s.local.filter((p) => !inside(p, "src/auth")).map((p) => `${s.path} -> ${p}`);
+    const allowed = (x: string) => x === "jose" || (isTest(s.path) && x.startsWith("node:"));
+    return [...outside, ...s.external.filter((x) => !allowed(x)).map((x) => `${s.path} -> ${x}`)];
+  });
+  assert.deepEqual(found, []);
+  const domain = source("src/auth/domain.ts");
+  assert.deepEqual([...domain.local, ...domain.external], []);
+  assert.equal(/\bDeno\./.test(code(domain.text)), false, "the auth domain uses no Deno APIs");
+  // The engine and the core never authenticate: the HTTP surfaces (gateway, src/mcp) do.
+  const below = violations((s) =>
+    CORE_LAYERS(s.path) ? s.local.filter((p) => inside(p, "src/auth")).map((p) => `${s.path} -> ${p}`) : []
+  );
+  assert.deepEqual(below, []);
+});
+
+Deno.test("architecture: the console stands alone; its domain is a leaf; the gateway reaches it at mod.ts", () => {
+  const console = [...SOURCES.values()].filter((s) => inside(s.path, "src/console"));
+  assert.ok(console.some((s) => s.path === "src/console/domain.ts"), "the console was read");
+  const found = console.flatMap((s) => {
+    const outside = s.local.filter((p) => !inside(p, "src/console")).map((p) => `${s.path} -> ${p}`);
+    // Only the vendoring step reads the charting package; tests may use node:assert.
+    const external = s.external.filter((x) =>
+      !(isTest(s.path) && x.startsWith("node:")) && !(s.path === "src/console/vendor.ts" && x === "uplot")
+    ).map((x) => `${s.path} -> ${x}`);
+    return [...outside, ...external];
+  });
+  assert.deepEqual(found, []);
+  const domain = source("src/console/domain.ts");
+  assert.deepEqual([...domain.local, ...domain.external], []);
+  assert.equal(/\bDeno\./.test(code(domain.text)), false, "the console domain uses no Deno APIs");
+  // The gateway's composition root and its HTTP edge use the console; no other product code does.
+  const users = PRODUCT.filter((s) =>
+    !inside(s.path, "src/console") && s.local.some((p) => inside(p, "src/console"))
+  )
+    .map((s) => s.path).sort();
+  assert.deepEqual(users, ["src/gateway/console.ts", "src/gateway/gateway.ts", "src/gateway/http/edge.ts"]);
+});
+
+Deno.test("architecture: src/openapi stands on the core and the shared schema converter; its domain is a leaf", () => {
+  const openapi = [...SOURCES.values()].filter((s) => inside(s.path, "src/openapi") && !isTest(s.path));
+  assert.ok(openapi.some((s) => s.path === "src/openapi/domain.ts"), "the OpenAPI subsystem was read");
+  const allowedLocal = (p: string) =>
+    inside(p, "src/openapi") || ["src/core/mod.ts", "src/jsonschema/mod.ts", "src/errors.ts", "src/schema.ts"]
+      .includes(p);
+  const allowedExternal = (x: string) => x === "@apidevtools/swagger-parser" || x === "yaml";
+  const found = openapi.flatMap((s) =>
+    [
+      ...s.local.filter((p) => !allowedLocal(p)),
+      ...s.external.filter((x) => !allowedExternal(x)),
+    ].map((x) => `${s.path} -> ${x}`)
+  );
+  assert.deepEqual(found, []);
+  const domain = source("src/openapi/domain.ts");
+  assert.deepEqual([...domain.local, ...domain.external], []);
+  assert.equal(/\bDeno\./.test(code(domain.text)), false, "the OpenAPI domain uses no Deno APIs");
+  // The shared converter serves the gateway and OpenAPI alike, so it depends on neither.
+  const converter = violations((s) =>
+    inside(s.path, "src/jsonschema")
+      ? s.local.filter((p) => inside(p, "src/gateway") || inside(p, "src/openapi") || inside(p, "src/mcp"))
+        .map((p) => `${s.path} -> ${p}`)
+      : []
+  );
+  assert.deepEqual(converter, []);
+  // Only the root entry and the serve CLI load the subsystem (with its npm validator).
+  const users = violations(
+    (s) =>
+      inside(s.path, "src/openapi") || s.path === "openapi.ts" || s.path === "src/mcp/serve_cli.ts"
+        ? []
+        : s.local.filter((p) => inside(p, "src/openapi")).map((p) => `${s.path} -> ${p}`),
+    PRODUCT,
+  );
+  assert.deepEqual(users, []);
 });
 
 const ENGINE = "src/starlark";

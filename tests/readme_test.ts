@@ -143,3 +143,89 @@ Deno.test("docs/mcp.md: the host sample serves stdio and exits when the client c
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("docs/mcp.md: the host sample serves HTTP on localhost as written; a foreign Host is told what to set", async () => {
+  const docs = blocks(Deno.readTextFileSync(new URL("docs/mcp.md", ROOT))).filter((b) => b.lang === "ts");
+  const sample = docs.find((b) => b.code.includes("createHttpHandler("));
+  assert.ok(sample, "docs/mcp.md shows an HTTP host");
+  const dir = await consumerProject();
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  await Deno.writeTextFile(`${dir}/host.ts`, sample.code);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--allow-read",
+      "--allow-env",
+      "--allow-net=127.0.0.1",
+      "host.ts",
+    ],
+    cwd: dir,
+    env: { PORT: String(port) },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const deadline = Date.now() + 60_000;
+    while (
+      !(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.text().then(() => true), () => false))
+    ) {
+      assert.ok(Date.now() < deadline, "the sample starts listening");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import(
+      "@modelcontextprotocol/sdk/client/streamableHttp.js"
+    );
+    const client = new Client({ name: "docs", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+    try {
+      const r = await client.callTool({
+        name: "execute",
+        arguments: { source: 'def main():\n    return records.lookup(key="k")\n' },
+      });
+      assert.deepEqual(r.structuredContent, { result: { key: "k", count: 1 } });
+    } finally {
+      await client.close();
+    }
+    // The Host a local client sends as localhost is served; one the sample does not list is 403, naming
+    // the Host received and the option that allows it.
+    assert.match(await rawRequest(port, `localhost:${port}`), /^HTTP\/1\.1 200/);
+    const answer = await rawRequest(port, `mcp.example.org:${port}`);
+    assert.match(answer, /^HTTP\/1\.1 403/);
+    assert.ok(answer.includes(`Host header \\"mcp.example.org:${port}\\" not allowed`), answer);
+    assert.match(answer, /allowedHosts \(createHttpHandler\), --allowed-host or CODEMODE_ALLOWED_HOSTS/);
+  } finally {
+    child.kill("SIGTERM");
+    const stderr = new TextDecoder().decode((await child.output()).stderr);
+    await Deno.remove(dir, { recursive: true });
+    // The refusal is in the log too, with the Host received.
+    assert.match(
+      stderr,
+      new RegExp(`codemode: Host header "mcp\\.example\\.org:${port}" not allowed`),
+      stderr,
+    );
+  }
+});
+
+/** A raw MCP `ping` POST to 127.0.0.1:`port` with the given Host header; the whole response as text. */
+async function rawRequest(port: number, host: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+  await conn.write(new TextEncoder().encode(
+    `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+      `Accept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  ));
+  let answer = "";
+  const buf = new Uint8Array(4096);
+  for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
+    answer += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  conn.close();
+  return answer;
+}

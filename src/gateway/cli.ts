@@ -2,30 +2,43 @@
  * `deno task gateway --config FILE`: serves the MCP security gateway over Streamable HTTP.
  *
  * - `--check` validates the file, prints every problem with its place in the file, and exits non-zero
- *   when there is one (zero otherwise), without starting anything.
- * - `--stdio CLIENT_ID` serves one configured client over stdin/stdout instead (desktop MCP apps),
- *   through the same pipeline; audit records then go to stderr when the sink is `stdout`.
+ *   when there is one (zero otherwise), without starting anything. Variables the file names (keys,
+ *   secrets) need not be set: each unset one is a warning, so a file can be linted in CI without its
+ *   secrets; `--check --strict` makes them problems (what starting the gateway requires).
+ * - `--stdio CLIENT_ID` serves one configured client over stdin/stdout instead (desktop MCP apps) in its
+ *   own mode (code mode, passthrough or both), through the same surface and pipeline as HTTP; client key
+ *   variables are not read (the operator names the client); audit records go to stderr when the sink is
+ *   `stdout`.
  * - `--log-downstream-stderr` copies what stdio downstreams print on stderr to the log (redacted).
- * - `--watch` reloads when the file changes; SIGHUP reloads too. A file with problems is rejected with
- *   them and the running configuration stays.
+ * - `--watch` reloads when the file changes, however it is changed: written in place, replaced by a
+ *   rename (editors' atomic saves, `sed -i`) or through a symlink swap (Kubernetes ConfigMaps). It
+ *   watches the directories of the path and of what it resolves to, not the file's inode, and reloads
+ *   when the content differs. SIGHUP reloads too. A file with problems is rejected with them and the
+ *   running configuration stays. A reload logs what changed (clients, keys rotated, policies,
+ *   downstreams), never a value.
+ * - `tools` and `explain` (see `cli_tools.ts`) list the downstreams' tools and explain a policy decision.
  * - SIGTERM and SIGINT shut down gracefully: in-flight calls drain, every downstream process group ends,
- *   the audit writer drains. A second signal exits at once (still ending every downstream).
+ *   the audit writer drains. A signal that arrives within a second of the first is the same request (a
+ *   supervisor signalling the whole process group reaches the gateway twice); one after that exits at
+ *   once (still ending every downstream).
  *
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import process from "node:process";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { connectHint } from "../../mcp.ts";
 import {
   ConfigError,
   type ConfigProblem,
   formatProblems,
   type GatewayConfig,
+  loadConfig,
+  type LoadOptions,
   readConfigFile,
 } from "./config/mod.ts";
 import { killAllProcessGroups } from "./downstream/mod.ts";
 import { Gateway, type ReloadOutcome } from "./gateway.ts";
-import { createClientServer } from "./http/mod.ts";
+import { runToolCommand, TOOL_COMMANDS } from "./cli_tools.ts";
 
 /** Parsed command line. */
 export interface CliArgs {
@@ -39,17 +52,46 @@ export interface CliArgs {
   readonly watch: boolean;
   /** Copy stdio downstreams' stderr to the gateway's log. */
   readonly logDownstreamStderr: boolean;
+  /** With `--check`: variables the file names must be set. */
+  readonly strict?: boolean;
 }
+
+/**
+ * The command a client spawns to be served as `args.stdio` the way this process serves it: `deno task
+ * gateway`'s permissions, this checkout's configuration and CLI, the configuration file by absolute path.
+ */
+function stdioCommand(args: CliArgs): string[] {
+  const here = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
+  return [
+    "run",
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--allow-net",
+    "--allow-run",
+    "--config",
+    here("../../deno.json"),
+    here("./cli.ts"),
+    "--config",
+    resolve(args.config),
+    "--stdio",
+    args.stdio ?? "",
+  ];
+}
+
+/** A stop request within this long of the first is the same request (one drain); a later one exits. */
+export const REPEAT_STOP_MS = 1000;
 
 /** The usage text. */
 export const USAGE =
-  "usage: deno task gateway --config FILE [--check] [--stdio CLIENT_ID] [--watch] [--log-downstream-stderr]";
+  "usage: deno task gateway --config FILE [--check [--strict]] [--stdio CLIENT_ID] [--watch] [--log-downstream-stderr]";
 
 /** Parses the command line; returns a message for a bad one. */
 export function parseArgs(argv: readonly string[]): CliArgs | string {
   let config: string | undefined;
   let stdio: string | undefined;
   let check = false;
+  let strict = false;
   let watch = false;
   let logDownstreamStderr = false;
   for (let i = 0; i < argv.length; i++) {
@@ -68,6 +110,9 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
       case "--check":
         check = true;
         break;
+      case "--strict":
+        strict = true;
+        break;
       case "--watch":
         watch = true;
         break;
@@ -83,20 +128,100 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
   }
   if (config === undefined || config === "") return `--config FILE is required\n${USAGE}`;
   if (stdio === "") return `--stdio needs a client id\n${USAGE}`;
-  return { config, check, watch, logDownstreamStderr, ...(stdio === undefined ? {} : { stdio }) };
+  if (strict && !check) return `--strict goes with --check\n${USAGE}`;
+  return {
+    config,
+    check,
+    watch,
+    logDownstreamStderr,
+    ...(strict ? { strict } : {}),
+    ...(stdio === undefined ? {} : { stdio }),
+  };
 }
 
 function log(line: string): void {
   console.error(line);
 }
 
-async function load(file: string): Promise<GatewayConfig | readonly ConfigProblem[]> {
+async function load(
+  file: string,
+  options: LoadOptions = {},
+): Promise<GatewayConfig | readonly ConfigProblem[]> {
   try {
-    return await readConfigFile(file, (name) => Deno.env.get(name));
+    return await readConfigFile(file, (name) => Deno.env.get(name), options);
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;
     throw err;
   }
+}
+
+/**
+ * `--check`: the file's shape and references. Unset variables are warnings unless `strict` (then they are
+ * problems, as at start). Resolves with the exit code.
+ */
+async function check(file: string, strict: boolean, options: LoadOptions): Promise<number> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (err) {
+    log(`${file}: ${err instanceof Deno.errors.NotFound ? "file not found" : "cannot be read"}`);
+    return 1;
+  }
+  const result = loadConfig(text, (name) => Deno.env.get(name), {
+    ...options,
+    unset: strict ? "problem" : "warning",
+  });
+  const warnings = result.warnings ?? [];
+  if (warnings.length > 0) {
+    log(formatProblems(warnings, file).split("\n").map((l) => `warning: ${l}`).join("\n"));
+  }
+  if (!result.ok) {
+    log(formatProblems(result.problems, file));
+    log(`${file}: ${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}`);
+    return 1;
+  }
+  const { clients, downstreams } = result.config;
+  const unset = warnings.length === 0
+    ? ""
+    : `; ${warnings.length} variable${warnings.length === 1 ? "" : "s"} not set (--strict requires them)`;
+  log(`${file}: ok (${clients.length} clients, ${downstreams.length} downstreams${unset})`);
+  return 0;
+}
+
+/**
+ * What a reload changed, by name only (client ids, downstream names; never a key, a secret or a rule's
+ * text): clients added and removed, keys rotated, policies changed, downstreams started, restarted and
+ * stopped, and settings that need a restart.
+ */
+export function describeChanges(prev: GatewayConfig, next: GatewayConfig, r: ReloadOutcome): string {
+  const ids = (c: GatewayConfig) => new Map(c.clients.map((x) => [x.id, x]));
+  const before = ids(prev);
+  const after = ids(next);
+  const added = [...after.keys()].filter((id) => !before.has(id));
+  const removed = [...before.keys()].filter((id) => !after.has(id));
+  const rotated = [...after.entries()]
+    .filter(([id, c]) => before.has(id) && before.get(id)!.apiKey !== c.apiKey)
+    .map(([id]) => id);
+  const modes = [...after.entries()]
+    .filter(([id, c]) => before.has(id) && (before.get(id)!.mode ?? prev.mode) !== (c.mode ?? next.mode))
+    .map(([id]) => id);
+  const rules = (c: GatewayConfig, id: string) => JSON.stringify(c.policy.clients[id] ?? null);
+  const policies = [...new Set([...Object.keys(prev.policy.clients), ...Object.keys(next.policy.clients)])]
+    .filter((id) => rules(prev, id) !== rules(next, id));
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const parts = [
+    added.length > 0 ? `clients added: ${added.join(", ")}` : "",
+    removed.length > 0 ? `clients removed: ${removed.join(", ")}` : "",
+    rotated.length > 0 ? `keys rotated: ${rotated.join(", ")}` : "",
+    modes.length > 0 ? `mode changed: ${modes.join(", ")}` : "",
+    policies.length > 0 ? `policy changed: ${policies.join(", ")}` : "",
+    !same(prev.redaction, next.redaction) ? "redaction changed" : "",
+    !same(prev.authz, next.authz) ? "authorizer changed" : "",
+    !same(prev.codemode, next.codemode) ? "code mode limits changed" : "",
+  ].filter((p) => p !== "");
+  const downstreams = describeReload(r);
+  if (parts.length === 0) return downstreams === "" ? " (no change in effect)" : downstreams;
+  return downstreams === "" ? ` (${parts.join("; ")})` : ` (${parts.join("; ")}; ${downstreams.slice(2)}`;
 }
 
 function describeReload(r: ReloadOutcome): string {
@@ -111,22 +236,24 @@ function describeReload(r: ReloadOutcome): string {
 
 /** Runs the CLI; resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  if (TOOL_COMMANDS.has(argv[0] ?? "")) {
+    return await runToolCommand(argv, { out: (line) => console.log(line), err: log });
+  }
   const args = parseArgs(argv);
   if (typeof args === "string") {
     log(args);
     return args === USAGE ? 0 : 2;
   }
-  const loaded = await load(args.config);
+  // --stdio serves the client its operator names: client key variables are neither needed nor read.
+  const loadOptions: LoadOptions = args.stdio === undefined ? {} : { clientKeys: "ignored" };
+  if (args.check) return await check(args.config, args.strict === true, loadOptions);
+  const loaded = await load(args.config, loadOptions);
   if (!("listen" in loaded)) {
     log(formatProblems(loaded, args.config));
     log(`${args.config}: ${loaded.length} problem${loaded.length === 1 ? "" : "s"}`);
     return 1;
   }
   const config: GatewayConfig = loaded;
-  if (args.check) {
-    log(`${args.config}: ok (${config.clients.length} clients, ${config.downstreams.length} downstreams)`);
-    return 0;
-  }
   if (args.stdio !== undefined && !config.clients.some((c) => c.id === args.stdio)) {
     log(`--stdio: no client "${args.stdio}" in ${args.config}`);
     return 2;
@@ -141,18 +268,24 @@ export async function main(argv: readonly string[]): Promise<number> {
     log,
     auditToStderr: args.stdio !== undefined,
     logDownstreamStderr: args.logDownstreamStderr,
+    configFile: args.config,
   });
   let stopping = false;
+  let stoppedAt = 0;
   let exitCode = 0;
   const finished = Promise.withResolvers<void>();
   const stop = (signal: string, repeatExits = true) => {
     if (stopping && !repeatExits) return;
+    // A supervisor that signals the whole process group (systemd, `deno task`) reaches the gateway more
+    // than once for one request: only a request after a pause may cut the drain short.
+    if (stopping && performance.now() - stoppedAt < REPEAT_STOP_MS) return;
     if (stopping) {
       log(`gateway: ${signal} again, exiting now`);
       killAllProcessGroups();
       Deno.exit(130);
     }
     stopping = true;
+    stoppedAt = performance.now();
     log(`gateway: ${signal}, draining`);
     gateway.close().catch((err) => {
       exitCode = 1;
@@ -164,14 +297,23 @@ export async function main(argv: readonly string[]): Promise<number> {
   const reload = (why: string) => {
     reloading = reloading.then(async () => {
       if (stopping) return;
-      const next = await load(args.config).catch(() => [{ path: "", message: "cannot read the file" }]);
+      const next = await load(args.config, loadOptions).catch(
+        () => [{ path: "", message: "cannot read the file" }],
+      );
       if (!("listen" in next)) {
         log(`gateway: ${why}: ${args.config} rejected, keeping the running configuration`);
         log(formatProblems(next as readonly ConfigProblem[], args.config));
+        gateway.noteReloadFailure(
+          `${args.config} rejected: ${formatProblems(next as readonly ConfigProblem[], args.config)}`.slice(
+            0,
+            2000,
+          ),
+        );
         return;
       }
+      const prev = gateway.config;
       const outcome = await gateway.reload(next);
-      log(`gateway: ${why}: configuration reloaded${describeReload(outcome)}`);
+      log(`gateway: ${why}: configuration reloaded${describeChanges(prev, next, outcome)}`);
     });
   };
 
@@ -184,35 +326,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   else signals.push(["SIGHUP", () => reload("SIGHUP")]);
   for (const [sig, fn] of signals) Deno.addSignalListener(sig, fn);
 
-  let watcher: Deno.FsWatcher | undefined;
-  if (args.watch) {
-    watcher = Deno.watchFs(args.config);
-    void (async () => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      for await (const event of watcher) {
-        if (event.kind === "access") continue;
-        clearTimeout(timer);
-        // Editors write in bursts (truncate, write, rename): reload once it settles.
-        timer = setTimeout(() => reload("file changed"), 200);
-      }
-      clearTimeout(timer);
-    })();
-  }
+  const watcher = args.watch ? new ConfigWatcher(args.config, () => reload("file changed")) : undefined;
+  await watcher?.start();
 
   if (args.stdio !== undefined) {
-    const server = createClientServer({
-      listTools: (client) => gateway.listTools(client.id),
-      callTool: (client, name, a, o) => gateway.callTool(client.id, name, a, o),
-    }, Object.freeze({ id: args.stdio }));
-    const transport = new StdioServerTransport(process.stdin, process.stdout);
-    server.onclose = () => stop("stdio closed", false);
-    // The SDK transport does not watch for end of input; the desktop app closing stdin is the signal.
-    process.stdin.once("end", () => stop("stdin closed", false));
-    await server.connect(transport);
+    // The client's own mode (code mode, passthrough or both), through the surface HTTP serves.
+    await gateway.serveStdio(args.stdio, (why) => stop(why, false));
     log(`gateway: serving client ${args.stdio} on stdio`);
+    log(connectHint("gateway", { kind: "stdio", command: Deno.execPath(), args: stdioCommand(args) }));
   } else {
     const { url, metricsUrl } = await gateway.serve();
     log(`gateway: listening on ${url}${metricsUrl === undefined ? "" : `, metrics on ${metricsUrl}`}`);
+    // Each client sends its own key (the variable its api_key_env names): a placeholder, never a key.
+    log(connectHint("gateway", { kind: "http", url, bearer: "<the client's key, from its api_key_env>" }));
   }
 
   await finished.promise;
@@ -221,6 +347,109 @@ export async function main(argv: readonly string[]): Promise<number> {
   await reloading.catch(() => {});
   log("gateway: stopped");
   return exitCode;
+}
+
+/**
+ * Watches a configuration path, not its inode: the directories holding the path and what it resolves
+ * to (a symlink swap changes the link in the first, an in-place edit of the target shows in the
+ * second), re-resolved after every change. An event calls `onChange` once things settle, and only when
+ * the file's bytes differ from the last ones seen (other files in those directories change too).
+ */
+export class ConfigWatcher {
+  readonly #path: string;
+  readonly #onChange: () => void;
+  readonly #watchers = new Map<string, Deno.FsWatcher>();
+  #last: string | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  /** Watches `path`; `onChange` is called when its content changed. */
+  constructor(path: string, onChange: () => void) {
+    this.#path = resolve(path);
+    this.#onChange = onChange;
+  }
+
+  /** Records the current content and starts watching. */
+  async start(): Promise<void> {
+    this.#last = await this.#read();
+    await this.#rewatch();
+  }
+
+  async #read(): Promise<string | undefined> {
+    try {
+      return await Deno.readTextFile(this.#path);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The directories to watch now: the path's, and its resolved target's (when it resolves). */
+  async #directories(): Promise<Set<string>> {
+    const dirs = new Set([dirname(this.#path)]);
+    try {
+      dirs.add(dirname(await Deno.realPath(this.#path)));
+    } catch {
+      // Missing for a moment (between a delete and a create): the path's directory still sees it return.
+    }
+    return dirs;
+  }
+
+  async #rewatch(): Promise<void> {
+    if (this.#closed) return;
+    const wanted = await this.#directories();
+    for (const [dir, w] of this.#watchers) {
+      if (!wanted.has(dir)) {
+        this.#watchers.delete(dir);
+        w.close();
+      }
+    }
+    for (const dir of wanted) {
+      if (this.#watchers.has(dir)) continue;
+      let w: Deno.FsWatcher;
+      try {
+        w = Deno.watchFs(dir, { recursive: false });
+      } catch {
+        continue;
+      }
+      this.#watchers.set(dir, w);
+      void this.#pump(dir, w);
+    }
+  }
+
+  async #pump(dir: string, w: Deno.FsWatcher): Promise<void> {
+    try {
+      for await (const event of w) {
+        if (event.kind === "access") continue;
+        this.#poke();
+      }
+    } catch {
+      // The directory went away: the next change elsewhere re-resolves.
+    }
+    if (this.#watchers.get(dir) === w) this.#watchers.delete(dir);
+  }
+
+  #poke(): void {
+    clearTimeout(this.#timer);
+    // Editors write in bursts (truncate, write, rename): look once it settles.
+    this.#timer = setTimeout(() => void this.#settled(), 200);
+  }
+
+  async #settled(): Promise<void> {
+    if (this.#closed) return;
+    await this.#rewatch();
+    const now = await this.#read();
+    if (now === this.#last) return;
+    this.#last = now;
+    this.#onChange();
+  }
+
+  /** Stops watching. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    for (const w of this.#watchers.values()) w.close();
+    this.#watchers.clear();
+  }
 }
 
 if (import.meta.main) {

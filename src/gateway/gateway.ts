@@ -6,17 +6,19 @@
  *
  * @module
  */
-import { type GatewayConfig, sameDownstream, secretValues } from "./config/mod.ts";
+import { type GatewayConfig, sameDownstream, secretValues, subjectMap } from "./config/mod.ts";
 import { type Catalog, GatewayError, type Identity, type JsonValue, type Result } from "./domain/mod.ts";
 import { DownstreamRegistry, type DownstreamState } from "./downstream/mod.ts";
 import {
   ClientKeys,
+  type ClientSurface,
   type ConnectionInfo,
   type EdgeSettings,
   FailureLimiter,
   HostCheck,
   HttpEdge,
   OriginCheck,
+  serveStdioClient,
 } from "./http/mod.ts";
 import {
   type CallAuthorizerPort,
@@ -27,10 +29,15 @@ import {
 import { isDenied } from "../../authz.ts";
 import { loadRegoAuthorizer } from "../../authz/rego.ts";
 import { Policy } from "./policy/mod.ts";
-import { Redactor } from "./redact/mod.ts";
+import { CatalogRedaction, Redactor } from "./redact/mod.ts";
 import { buildParts, type GatewayParts } from "./parts.ts";
+import { AuditTap } from "./audit/mod.ts";
+import { GatewayConsole } from "./console.ts";
+import { isConsolePath } from "../console/mod.ts";
 import { answerCodeModeTool, CodeModeService, codeModeTools, isCodeModeTool } from "./codemode/mod.ts";
 import type { ServeMode } from "./config/mod.ts";
+import { Limits, type LimitsEvents } from "../limits/mod.ts";
+import { oauthResource } from "../auth/mod.ts";
 
 /** Options of {@link Gateway.create}. */
 export interface GatewayOptions {
@@ -63,6 +70,8 @@ export interface GatewayOptions {
    * them, else zero-permission workers).
    */
   readonly codeModeSandbox?: "process" | "worker" | "inline";
+  /** The configuration file, so the operator console can point at policy rules by line. */
+  readonly configFile?: string;
 }
 
 /** What {@link Gateway.reload} changed. */
@@ -100,6 +109,7 @@ export interface ServeAddresses {
 function pipelineSettings(
   config: GatewayConfig,
   authorizer: CallAuthorizerPort | undefined,
+  limits: Limits | undefined,
 ): PipelineSettings {
   return {
     policy: new Policy(config.policy.clients),
@@ -107,6 +117,7 @@ function pipelineSettings(
     maxResultBytes: config.redaction.maxResultBytes,
     // Always present, so a reload that drops the authorizer replaces it with none.
     authorizer,
+    limits,
   };
 }
 
@@ -142,9 +153,19 @@ function edgeSettings(config: GatewayConfig, previous?: EdgeSettings): EdgeSetti
     kept.settings.refillPerMinute === limit.refillPerMinute;
   return {
     keys: new ClientKeys(config.clients.map((c) => ({ id: c.id, apiKey: c.apiKey }))),
+    operators: new ClientKeys(config.operators.map((o) => ({ id: o.id, apiKey: o.apiKey }))),
     hosts: new HostCheck(config.listen.loopback, config.allowedHosts),
     origins: new OriginCheck(config.allowedOrigins),
     authLimit: same ? kept : new FailureLimiter(limit),
+    ...(config.oauth === undefined ? {} : {
+      oauth: oauthResource(config.oauth, subjectMap(config.clients), {
+        // The cached keys survive a reload that keeps the issuer and its JWKS location.
+        jwks: previous?.oauth?.authenticator.settings.issuer === config.oauth.issuer &&
+            previous.oauth.authenticator.settings.jwksUri === config.oauth.jwksUri
+          ? previous.oauth.authenticator.jwks
+          : undefined,
+      }),
+    }),
   };
 }
 
@@ -176,6 +197,20 @@ function stderrLines(
   };
 }
 
+/** The limits' events: metrics per rule, and one operator line per store health change (not per call). */
+function limitsEvents(metrics: GatewayParts["metrics"], log: (line: string) => void): LimitsEvents {
+  return {
+    refused: (refusal) => metrics.limitRefused(refusal.rule, refusal.kind),
+    storeError: (action) => metrics.limitStoreError(action),
+    health: (status) =>
+      log(
+        status === "degraded"
+          ? "gateway: limits store failing; calls follow on_store_error until it answers"
+          : "gateway: limits store answering again",
+      ),
+  };
+}
+
 function hostPort(host: string, port: number): string {
   return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
@@ -187,9 +222,25 @@ export class Gateway {
   readonly #registry: DownstreamRegistry;
   readonly #parts: GatewayParts;
   readonly #pipeline: Pipeline;
+  readonly #catalogView: CatalogRedaction;
   readonly #edge: HttpEdge;
+  /** The audit port every record goes through: the writer, tapped for the operator console. */
+  readonly #audit: AuditTap;
+  /** The operator console (`/console`), fed by the audit tap and the downstream and breaker events. */
+  readonly #console: GatewayConsole;
+  /**
+   * What a client sees and calls, whichever way it came in: its `tools/list` (code mode's three tools,
+   * the catalog, or both, by its mode) and its calls. The HTTP edge serves it; {@link Gateway.serveStdio}
+   * serves it to the client named on the command line.
+   */
+  readonly #surface: ClientSurface;
   readonly #codemode: CodeModeService;
-  #codeModeTools: { limits: unknown; tools: ReturnType<typeof codeModeTools> } | undefined;
+  /** The call limits in force (kept across reloads so kept rules keep their counters). */
+  #limits: Limits | undefined;
+  readonly #codeModeTools = new Map<
+    string,
+    { readonly key: readonly unknown[]; readonly tools: ReturnType<typeof codeModeTools> }
+  >();
   readonly #inFlight = new Set<AbortController>();
   readonly #idle: (() => void)[] = [];
   readonly #servers: Deno.HttpServer[] = [];
@@ -202,18 +253,31 @@ export class Gateway {
     registry: DownstreamRegistry,
     parts: GatewayParts,
     authorizer: CallAuthorizerPort | undefined,
+    limits: Limits | undefined,
   ) {
     this.#config = config;
     this.#options = options;
     this.#registry = registry;
     this.#parts = parts;
     const metrics = parts.metrics;
-    const settings = pipelineSettings(config, authorizer);
+    this.#limits = limits;
+    const settings = pipelineSettings(config, authorizer, limits);
+    this.#catalogView = new CatalogRedaction(options.log ?? ((line: string) => console.error(line)));
+    this.#audit = new AuditTap(parts.audit);
+    this.#console = new GatewayConsole({
+      config: () => this.#config,
+      downstreams: () => this.downstreams,
+      listed: () => this.#registry.downstreams,
+      configFile: options.configFile,
+      redact: (value) => this.#pipeline.settings.redactor.redactValue(value).value,
+    });
+    this.#audit.listen(this.#console.live.record);
     this.#pipeline = new Pipeline({
       ...settings,
       dispatcher: this.#registry,
-      audit: this.#parts.audit,
-      catalog: () => this.#registry.catalog,
+      audit: this.#audit,
+      // Tool metadata is the downstream's text too: every view of the catalog is its redacted form.
+      catalog: () => this.#catalogView.of(this.#registry.catalog, this.#pipeline.settings.redactor),
       resilience: this.#parts.resilience,
       observer: metrics,
     });
@@ -224,28 +288,42 @@ export class Gateway {
       callTool: (clientId, name, args, opts) => this.callTool(clientId, name, args, opts),
       redact: (value) => this.#pipeline.settings.redactor.redactValue(value).value,
       log: options.log ?? ((line: string) => console.error(line)),
+      // Code mode's own records (execute, search_api, describe_api) and the tools its programs name but
+      // may not call go to the same audit log, with the same fail-closed rule.
+      audit: (record) => this.#pipeline.audit(record),
+      refuse: (clientId, name, executionId) =>
+        this.#pipeline.refuse(Object.freeze({ id: clientId }), name, { executionId }),
+      allTools: () => this.#registry.catalog.tools,
+      downstreamNames: () => this.#config.downstreams.map((d) => d.name),
     }, { limits: config.codemode, sandbox: options.codeModeSandbox });
     metrics.watchCodeMode(() => this.#codemode.health());
-    this.#edge = new HttpEdge({
-      surface: {
-        localTools: (client) => {
-          const mode = this.modeOf(client.id);
-          if (mode === "passthrough") return undefined;
-          return { tools: this.#localTools(), catalog: mode === "both" };
-        },
-        callLocalTool: (client, name, args, signal) =>
-          isCodeModeTool(name)
-            ? answerCodeModeTool(this.#codemode, client.id, name, args, signal)
-            : Promise.reject(new GatewayError("unknown_tool")),
-        listTools: (client) => this.listTools(client.id),
-        callTool: (client, name, args, opts) => this.callTool(client.id, name, args, opts),
+    metrics.watchLimits(() => this.#limits?.health);
+    // One surface for every way in (the HTTP edge, --stdio): a client is served its mode either way.
+    this.#surface = Object.freeze({
+      localTools: (client: Identity) => {
+        const mode = this.modeOf(client.id);
+        if (mode === "passthrough") return undefined;
+        return { tools: this.#localTools(client.id), catalog: mode === "both" };
       },
+      callLocalTool: (client: Identity, name: string, args: unknown, signal: AbortSignal) =>
+        isCodeModeTool(name)
+          ? answerCodeModeTool(this.#codemode, client.id, name, args, signal)
+          : Promise.reject(new GatewayError("unknown_tool")),
+      listTools: (client: Identity) => this.listTools(client.id),
+      callTool: (client: Identity, name: string, args: JsonValue | undefined, opts: CallOptions) =>
+        this.callTool(client.id, name, args, opts),
+    });
+    this.#edge = new HttpEdge({
+      surface: this.#surface,
       settings: edgeSettings(config),
-      audit: (record) => this.#parts.audit.submit(record),
+      audit: (record) => this.#audit.submit(record),
       metrics: config.metricsListen === undefined ? metrics : undefined,
+      console: this.#console.http,
       onAuthFailure: () => metrics.authFailure(),
       onRateLimited: () => metrics.rateLimited(),
+      onNotificationDropped: () => metrics.notificationDropped(),
       health: () => this.#codemode.health()?.status ?? "ok",
+      limitsHealth: () => this.#limits?.health ?? "ok",
       maxBodyBytes: options.maxBodyBytes,
       bodyTimeoutMs: options.bodyTimeoutMs,
     });
@@ -269,6 +347,9 @@ export class Gateway {
       probe: (downstream, signal) => registry.probe(downstream, signal),
       log,
       auditToStderr: options.auditToStderr ?? false,
+      onBreakerChange: (kind, key, state) => {
+        if (kind === "downstream") gateway.#console.live.breakerState(key, state);
+      },
     });
     const metrics = parts.metrics;
     const registry: DownstreamRegistry = new DownstreamRegistry({
@@ -276,15 +357,23 @@ export class Gateway {
       startTimeoutMs: options.startTimeoutMs,
       backoffBaseMs: options.backoffBaseMs,
       events: {
-        stateChanged: (name, state) => metrics.setDownstreamUp(name, state === "up"),
+        stateChanged: (name, state) => {
+          metrics.setDownstreamUp(name, state === "up");
+          gateway.#console.live.downstreamState(name, state);
+        },
         poolInUse: (name, n) => metrics.setPoolInUse(name, n),
         poolExhausted: (name) => metrics.poolExhausted(name),
         log: (name, message, cause) =>
           log(redact(`gateway: downstream ${name}: ${message}${describe(cause)}`)),
       },
       onStderr: options.logDownstreamStderr ? stderrLines(log, redact) : undefined,
+      // The result cap is enforced while an answer is read (the one in force, after any reload).
+      maxResultBytes: () => gateway.#pipeline.settings.maxResultBytes,
     });
-    const gateway = new Gateway(config, options, registry, parts, authorizer);
+    const limits = config.limits === undefined
+      ? undefined
+      : await Limits.open(config.limits, { events: limitsEvents(metrics, log) });
+    const gateway = new Gateway(config, options, registry, parts, authorizer, limits);
     redactor = () => gateway.#pipeline.settings.redactor;
     try {
       await registry.apply(config.downstreams);
@@ -320,13 +409,20 @@ export class Gateway {
     return this.#config.clients.find((c) => c.id === clientId)?.mode ?? this.#config.mode;
   }
 
-  /** The three code-mode tool definitions for the limits in force (rebuilt when a reload changes them). */
-  #localTools(): ReturnType<typeof codeModeTools> {
-    const limits = this.#codemode.limits;
-    const cached = this.#codeModeTools;
-    if (cached !== undefined && cached.limits === limits) return cached.tools;
-    this.#codeModeTools = { limits, tools: codeModeTools(limits) };
-    return this.#codeModeTools.tools;
+  /**
+   * The three code-mode tool definitions `clientId` is listed: the limits in force, and examples drawn
+   * from the tools it may call (rebuilt when its catalog, the policy, the redaction or the limits change).
+   */
+  #localTools(clientId: string): ReturnType<typeof codeModeTools> {
+    const settings = this.#pipeline.settings;
+    const key = [this.#registry.catalog, settings.policy, settings.redactor, this.#codemode.limits];
+    const cached = this.#codeModeTools.get(clientId);
+    if (cached !== undefined && cached.key.every((v, i) => v === key[i])) return cached.tools;
+    const tools = codeModeTools(this.#codemode.limits, this.listTools(clientId).tools);
+    // Entries of clients gone from the configuration must not pile up: keep only configured ones.
+    if (this.#codeModeTools.size > this.#config.clients.length) this.#codeModeTools.clear();
+    this.#codeModeTools.set(clientId, { key, tools });
+    return tools;
   }
 
   /**
@@ -382,6 +478,19 @@ export class Gateway {
     }
   }
 
+  /**
+   * Serves `clientId` over this process's stdin and stdout (`--stdio`), exactly as the HTTP edge serves
+   * it: its own mode (code mode, its catalog, or both), the same pipeline. No key is involved: whoever
+   * starts the process names the client. Resolves once connected; `onEnd` is called once when stdin ends
+   * or the transport closes. Nothing else may write to stdout meanwhile.
+   */
+  serveStdio(
+    clientId: string,
+    onEnd?: (why: "stdin closed" | "stdio closed") => void,
+  ): Promise<{ close(): Promise<void> }> {
+    return serveStdioClient(this.#surface, Object.freeze({ id: clientId }), { onEnd });
+  }
+
   /** Listens on `listen` (and `metrics_listen`); resolves once bound. */
   serve(): Promise<ServeAddresses> {
     const c = this.#config;
@@ -395,7 +504,10 @@ export class Gateway {
     const source = this.#parts.metrics;
     const metricsServer = Deno.serve(
       { hostname: c.metricsListen.host, port: c.metricsListen.port, onListen: () => {} },
-      async (request) => {
+      async (request, info) => {
+        if (isConsolePath(new URL(request.url).pathname)) {
+          return await this.#edge.handleConsole(request, info);
+        }
         if (new URL(request.url).pathname !== "/metrics" || request.method !== "GET") {
           return new Response("not found\n", { status: 404 });
         }
@@ -416,6 +528,30 @@ export class Gateway {
    * `ignored`.
    */
   async reload(next: GatewayConfig): Promise<ReloadOutcome> {
+    try {
+      const outcome = await this.#reload(next);
+      this.#console.live.reloaded({
+        at: Date.now(),
+        ok: true,
+        diff: { ...outcome.downstreams, ignored: outcome.ignored },
+      });
+      return outcome;
+    } catch (err) {
+      this.noteReloadFailure(`the new configuration was not applied${describe(err)}`);
+      throw err;
+    }
+  }
+
+  /**
+   * Shows a reload that failed before it reached {@link Gateway.reload} (a file that does not load) in
+   * the operator console. `message` is operator text (redacted here all the same).
+   */
+  noteReloadFailure(message: string): void {
+    const error = this.#pipeline.settings.redactor.redactText(message).value;
+    this.#console.live.reloaded({ at: Date.now(), ok: false, error });
+  }
+
+  async #reload(next: GatewayConfig): Promise<ReloadOutcome> {
     const prev = this.#config;
     // Loaded first: a policy that does not load rejects the reload before anything changed.
     const authorizer = await loadCallAuthorizer(next);
@@ -434,7 +570,7 @@ export class Gateway {
       before.delete(d.name);
     }
     // Policy and redaction switch first, so no call starts against a removed downstream's rules.
-    this.#pipeline.reconfigure(pipelineSettings(next, authorizer));
+    this.#pipeline.reconfigure(pipelineSettings(next, authorizer, await this.#nextLimits(next)));
     this.#edge.reconfigure(edgeSettings(next, this.#edge.settings));
     if (JSON.stringify(prev.codemode) !== JSON.stringify(next.codemode)) {
       this.#codemode.reconfigure({ limits: next.codemode });
@@ -455,6 +591,29 @@ export class Gateway {
     return this.#closing;
   }
 
+  /**
+   * The limits for `next`: the running ones reconfigured (a kept store keeps its counters), new ones
+   * opened, or none (the old ones close once the pipeline no longer uses them).
+   */
+  async #nextLimits(next: GatewayConfig): Promise<Limits | undefined> {
+    const current = this.#limits;
+    if (next.limits === undefined) {
+      this.#limits = undefined;
+      // Calls already admitted release into a closed store, which ignores them.
+      if (current !== undefined) queueMicrotask(() => void current.close().catch(() => {}));
+      return undefined;
+    }
+    if (current !== undefined) {
+      await current.reconfigure(next.limits);
+      return current;
+    }
+    const log = this.#options.log ?? ((line: string) => console.error(line));
+    this.#limits = await Limits.open(next.limits, {
+      events: limitsEvents(this.#parts.metrics, log),
+    });
+    return this.#limits;
+  }
+
   /** Resolves `true` once no call is in flight, or `false` after `ms`. */
   async #drained(ms: number): Promise<boolean> {
     if (this.#inFlight.size === 0) return true;
@@ -470,6 +629,8 @@ export class Gateway {
 
   async #close(): Promise<void> {
     this.#accepting = false;
+    // Console pages hold their event streams open: end them, or the servers would wait on them.
+    this.#console.live.close();
     const servers = this.#servers.splice(0);
     const shutdowns = Promise.allSettled(servers.map((s) => s.shutdown()));
     if (!(await this.#drained(this.#options.drainTimeoutMs ?? 10_000))) {
@@ -484,6 +645,8 @@ export class Gateway {
       // Resolves once every child process group of this gateway has ended.
       await this.#registry.close();
     } finally {
+      // Concurrency slots still held go back to a shared store before this replica leaves.
+      await this.#limits?.close().catch(() => {});
       await this.#parts.close();
     }
   }

@@ -31,7 +31,9 @@ export {
   type HttpDownstreamConfig,
   type ListenAddress,
   loadConfig,
+  type LoadOptions,
   type LoadResult,
+  type OperatorConfig,
   type PolicyConfig,
   readConfigFile,
   type RedactionConfig,
@@ -57,5 +59,6 @@ export {
   type ToolRef,
 } from "./domain/mod.ts";
 export type { CallOptions } from "./pipeline/mod.ts";
+export type { LimitRule, LimitsSettings, Per, StoreErrorAction } from "../limits/mod.ts";
 export type { DownstreamState } from "./downstream/mod.ts";
 export type { ConnectionInfo } from "./http/mod.ts";

@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { type AuditTarget, AuditWriter, openAuditTarget } from "./audit/mod.ts";
+import { type AuditTarget, AuditWriter, lineTarget, openAuditTarget } from "./audit/mod.ts";
 import type { GatewayConfig } from "./config/mod.ts";
 import type { Call, CallContext, Handler, Result, Stage } from "./domain/mod.ts";
 import { GatewayMetrics } from "./metrics/mod.ts";
 import type { AuditPort } from "./pipeline/mod.ts";
-import { Resilience } from "./resilience/mod.ts";
+import { type CircuitState, Resilience } from "./resilience/mod.ts";
 
 /** What {@link buildParts} needs from the rest of the root. */
 export interface PartsOptions {
@@ -20,6 +20,8 @@ export interface PartsOptions {
   readonly log: (line: string) => void;
   /** Audit lines for a `stdout` sink go to stderr instead (`--stdio` mode). */
   readonly auditToStderr: boolean;
+  /** Also told every breaker state change (the operator console). */
+  readonly onBreakerChange?: (kind: "downstream" | "tool", key: string, state: CircuitState) => void;
 }
 
 /** The stateful parts of one gateway. */
@@ -36,17 +38,9 @@ export interface GatewayParts {
   close(): Promise<void>;
 }
 
-async function writeAll(w: { write(p: Uint8Array): Promise<number> }, bytes: Uint8Array): Promise<void> {
-  let at = 0;
-  while (at < bytes.length) at += await w.write(bytes.subarray(at));
-}
-
+/** Standard error (never closed), keeping whole lines like every audit target. */
 function stderrTarget(): AuditTarget {
-  return {
-    write: (bytes) => writeAll(Deno.stderr, bytes),
-    sync: () => Promise.resolve(),
-    close: () => Promise.resolve(),
-  };
+  return lineTarget({ write: (p) => Deno.stderr.write(p) });
 }
 
 /**
@@ -89,7 +83,10 @@ export async function buildParts(config: GatewayConfig, options: PartsOptions): 
       openMs: c.breaker.openMs,
       callTimeoutMs: (downstream) => timeouts.get(downstream) ?? c.callTimeoutMs,
       probe: options.probe,
-      onBreakerChange: (kind, key, state) => metrics.setBreakerState(kind, key, state),
+      onBreakerChange: (kind, key, state) => {
+        metrics.setBreakerState(kind, key, state);
+        options.onBreakerChange?.(kind, key, state);
+      },
     });
   };
   const resilience = new SwappableStage(resilienceFor(config));

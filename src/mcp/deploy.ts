@@ -8,7 +8,10 @@ import type { Server } from "../core/mod.ts";
 import { buildDemoServer } from "../demo/mod.ts";
 import { jsonLogHook } from "./log.ts";
 import { ALLOWED_HOSTS_ENV, ALLOWED_ORIGINS_ENV, createHttpHandler, type HttpHandler } from "./http.ts";
+import { checkOAuthSettings, OAUTH_ENV, type OAuthEnvConfig, oauthFromEnv } from "../auth/mod.ts";
 import { API_KEYS_ENV, parseApiKeys } from "./keys.ts";
+import { executeLimitsFromEnv, limitedService } from "./limits.ts";
+import { Limits, type LimitsSettings } from "../limits/mod.ts";
 
 /** The environment variable that overrides the executor choice. */
 export const EXECUTOR_ENV = "CODEMODE_EXECUTOR";
@@ -66,8 +69,18 @@ export function createDeployEntry(env: EnvReader): DeployEntry {
       throw new DeployConfigError(`${API_KEYS_ENV}: ${e instanceof Error ? e.message : String(e)}`);
     }
   })();
-  if (apiKeys.length === 0) {
-    throw new DeployConfigError(`refusing to start without API keys: set ${API_KEYS_ENV}="subject=key,..."`);
+  let oauth: OAuthEnvConfig | undefined;
+  try {
+    oauth = oauthFromEnv(env);
+    if (oauth !== undefined) checkOAuthSettings(oauth.settings);
+  } catch (e) {
+    throw new DeployConfigError(`OAuth: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (apiKeys.length === 0 && oauth === undefined) {
+    throw new DeployConfigError(
+      `refusing to start without API keys: set ${API_KEYS_ENV}="subject=key,..." or ` +
+        `${OAUTH_ENV.issuer} and ${OAUTH_ENV.audience}`,
+    );
   }
   let executor: "worker" | "inline";
   try {
@@ -75,18 +88,32 @@ export function createDeployEntry(env: EnvReader): DeployEntry {
   } catch (e) {
     throw new DeployConfigError(e instanceof Error ? e.message : String(e));
   }
+  let executeLimits: LimitsSettings | undefined;
+  try {
+    executeLimits = executeLimitsFromEnv(env);
+  } catch (e) {
+    throw new DeployConfigError(e instanceof Error ? e.message : String(e));
+  }
+  // Opened with the server, on the first request, and closed with it.
+  let limits: Promise<Limits> | undefined;
   const hosts = envList(env, ALLOWED_HOSTS_ENV);
   const options = {
     apiKeys,
     allowedHosts: hosts.length > 0 ? hosts : undefined,
     allowedOrigins: envList(env, ALLOWED_ORIGINS_ENV),
+    ...(oauth === undefined ? {} : { oauth }),
   };
   let built: Promise<{ server: Server; handler: HttpHandler }> | undefined;
   let closed = false;
   const build = () => {
-    built ??= buildDemoServer({ executor, onError: jsonLogHook() }).then((server) => ({
+    built ??= buildDemoServer({ executor, onError: jsonLogHook() }).then(async (server) => ({
       server,
-      handler: createHttpHandler(server, options),
+      handler: createHttpHandler(
+        executeLimits === undefined
+          ? server
+          : limitedService(server, await (limits ??= Limits.open(executeLimits))),
+        options,
+      ),
     }));
     // A failed build is forgotten, so the next request tries again.
     built.catch(() => (built = undefined));
@@ -110,6 +137,7 @@ export function createDeployEntry(env: EnvReader): DeployEntry {
       built = undefined;
       if (pending === undefined) return;
       await pending.then(({ server }) => server.close(), () => {});
+      await (await limits?.catch(() => undefined))?.close();
     },
   };
 }

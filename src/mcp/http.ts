@@ -10,6 +10,13 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { currentSubject, type Subject, withSubject } from "../../authz.ts";
+import {
+  type OAuthResource,
+  oauthResource,
+  type OAuthSettings,
+  RequestAuthenticator,
+  type SubjectMapper,
+} from "../auth/mod.ts";
 import { CodeModeError } from "../errors.ts";
 import { type ApiKey, bearerToken, KeyChecker } from "./keys.ts";
 import type { MetricsSource } from "./metrics.ts";
@@ -63,6 +70,14 @@ export interface HttpHandlerOptions extends McpServerOptions {
    * are configured) and subject to the same Host and Origin checks. Absent: `/metrics` is 404.
    */
   readonly metrics?: MetricsSource;
+  /**
+   * OAuth 2.1 bearer tokens accepted besides the API keys (the MCP authorization specification: this
+   * server is a resource server, `GET /.well-known/oauth-protected-resource[/path]` serves its RFC 9728
+   * metadata, refusals carry `WWW-Authenticate: Bearer resource_metadata=...`). `subjects` maps a
+   * token's subject to the subject id of its calls (default: the token's subject itself); a subject it
+   * maps to nothing is refused with 403.
+   */
+  readonly oauth?: { readonly settings: OAuthSettings; readonly subjects?: SubjectMapper };
 }
 
 /** What a `Deno.serve` handler receives besides the request (only the peer address is used). */
@@ -89,6 +104,21 @@ function jsonError(status: number, code: number, message: string, headers: Heade
     status,
     headers: { ...JSON_HEADERS, ...headers },
   });
+}
+
+/** Distinct refused `Host` values one handler logs before it stops logging them. */
+const MAX_LOGGED_REFUSED_HOSTS = 32;
+
+/**
+ * The text of a 403 for a `Host` outside the allow-list: the value received (bounded, printable ASCII
+ * only, JSON-quoted, since it is the client's text) and the options that allow it.
+ */
+export function refusedHostText(host: string | null): string {
+  const shown = host === null
+    ? "(none)"
+    : JSON.stringify(host.slice(0, 100).replace(/[^\x20-\x7e]/g, "?") + (host.length > 100 ? "..." : ""));
+  return `Host header ${shown} not allowed: add it to allowedHosts (createHttpHandler), ` +
+    `--allowed-host or ${ALLOWED_HOSTS_ENV} (deno task serve)`;
 }
 
 /** Reads the body as text, or `undefined` once it exceeds `max` bytes (never buffering more than that). */
@@ -202,7 +232,8 @@ function checkOptions(options: HttpHandlerOptions): void {
     throw new CodeModeError("invalid_registration", "health must be a function");
   }
   const hosts = options.allowedHosts ?? [];
-  if ((options.apiKeys ?? []).length === 0 && (hosts.length === 0 || hosts.some((h) => h.trim() === "*"))) {
+  const anonymous = (options.apiKeys ?? []).length === 0 && options.oauth === undefined;
+  if (anonymous && (hosts.length === 0 || hosts.some((h) => h.trim() === "*"))) {
     throw new CodeModeError(
       "invalid_registration",
       'without API keys the HTTP handler needs explicit allowedHosts, not "*" (DNS-rebinding protection ' +
@@ -239,6 +270,14 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
   const path = options.path ?? "/mcp";
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const keys = (options.apiKeys ?? []).length > 0 ? new KeyChecker(options.apiKeys ?? []) : undefined;
+  let oauth: OAuthResource | undefined;
+  try {
+    oauth = options.oauth === undefined
+      ? undefined
+      : oauthResource(options.oauth.settings, options.oauth.subjects ?? ((s) => s));
+  } catch (e) {
+    throw new CodeModeError("invalid_registration", `oauth: ${(e as Error).message}`);
+  }
   const anonymous = options.anonymousSubject ?? "local";
   if (anonymous === "") throw new CodeModeError("invalid_registration", "anonymousSubject must not be empty");
   const hosts = (options.allowedHosts ?? []).length > 0
@@ -250,6 +289,19 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
   // One validator for every per-request server: its schema compiler is costly to build and our server
   // never validates client-supplied schemas with it.
   const validator = new AjvJsonSchemaValidator();
+
+  // Each distinct refused Host is logged once (an operator sees what to allow); a flood of made-up
+  // names cannot grow this set or the log past a bound.
+  const refusedLogged = new Set<string>();
+  function logRefusedHost(message: string): void {
+    if (refusedLogged.size > MAX_LOGGED_REFUSED_HOSTS || refusedLogged.has(message)) return;
+    refusedLogged.add(message);
+    console.error(
+      refusedLogged.size > MAX_LOGGED_REFUSED_HOSTS
+        ? `codemode: ${message} (further refused Host values are not logged)`
+        : `codemode: ${message}`,
+    );
+  }
 
   function originAllowed(origin: string): boolean {
     if (origins.has(origin.toLowerCase())) return true;
@@ -271,6 +323,22 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
     request: Request,
     info: HttpRequestInfo | undefined,
   ): Promise<Subject | Response> {
+    if (oauth !== undefined) {
+      const header = request.headers.get("authorization");
+      const token = keys === undefined ? undefined : bearerToken(header);
+      const keyed = token === undefined ? undefined : await keys!.check(token);
+      if (keyed !== undefined) return { id: keyed };
+      // The token is checked here and never handed on: the tools see only the subject.
+      const outcome = await new RequestAuthenticator({ oauth: oauth.authenticator }).verifyHeader(header);
+      if (outcome.ok) return { id: outcome.identity.id };
+      const { refusal } = outcome;
+      return jsonError(
+        refusal.status,
+        -32001,
+        `${refusal.status === 403 ? "forbidden" : "unauthorized"}: ${refusal.reason}`,
+        { "www-authenticate": oauth.metadata.challenge(refusal) },
+      );
+    }
     if (keys === undefined) {
       const addr = info?.remoteAddr;
       if (addr !== undefined && addr.transport === "tcp" && !isLoopbackHostname(addr.hostname)) {
@@ -347,7 +415,9 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
         token: "[redacted]",
         clientId: subject.id,
         scopes: [],
-        extra: { authentication: keys === undefined ? "loopback" : "api-key" },
+        extra: {
+          authentication: oauth !== undefined ? "bearer" : keys === undefined ? "loopback" : "api-key",
+        },
       };
       // A subject the host's own middleware installed around this handler is kept, so `contextSubject()`
       // reads it; the key's subject still reaches the default resolver through `authInfo`.
@@ -380,12 +450,16 @@ export function createHttpHandler(service: Service, options: HttpHandlerOptions 
       }
       return new Response(request.method === "HEAD" ? null : '{"status":"ok"}', { headers: JSON_HEADERS });
     }
+    // Public by design (RFC 9728): a client without a token reads where to get one.
+    if (oauth?.metadata.serves(url.pathname)) return oauth.metadata.response(request.method);
     const metrics = url.pathname === "/metrics" ? options.metrics : undefined;
     if (url.pathname !== path && metrics === undefined) return jsonError(404, -32000, "not found");
 
     const host = request.headers.get("host");
     if (hosts !== undefined && (host === null || !hosts.has(host))) {
-      return jsonError(403, -32000, "forbidden: Host header not allowed");
+      const message = refusedHostText(host);
+      logRefusedHost(message);
+      return jsonError(403, -32000, `forbidden: ${message}`);
     }
     const origin = request.headers.get("origin");
     if (origin !== null && !originAllowed(origin)) {

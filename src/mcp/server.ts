@@ -22,10 +22,18 @@ import type { Limits } from "../core/mod.ts";
 import { ERROR_TEXTS, errorText } from "./errors.ts";
 import { type AuthInfo, isResolver, isService, type Service, type SubjectResolver } from "./service.ts";
 import {
+  catalogListing,
+  type ListedCapability,
+  listingBudget,
+  MAX_LISTED_CAPABILITIES,
+} from "./catalog_listing.ts";
+import {
   BAD_ARGUMENT_TEXTS,
+  catalogExamples,
   isToolName,
   singleStringArgument,
   toolDefinitions,
+  type ToolExamples,
   type ToolName,
   UNKNOWN_TOOL_TEXT,
 } from "./tools.ts";
@@ -78,6 +86,23 @@ export interface McpServerOptions {
   readonly limits?: Partial<Limits>;
   /** Replacement tool descriptions, for hosts that add domain guidance. */
   readonly descriptions?: Partial<Readonly<Record<ToolName, string>>>;
+  /**
+   * The examples the descriptions quote. Default: drawn from the service's own catalog (its
+   * `capabilities()`, which a built `Server` has) when `tools/list` is first answered, else a template.
+   */
+  readonly examples?: ToolExamples;
+  /**
+   * Budget in UTF-8 bytes of the catalog listed at the end of the `execute` description (default 4,096;
+   * `0` or absent means the default). When every enabled capability's signature, output fields and
+   * summary fit, the model can call them without searching or describing first; a larger catalog is not
+   * listed. `false` (or a negative number) turns the listing off.
+   */
+  readonly catalogListingBytes?: number | false;
+  /**
+   * The capabilities to list (default: the service's `capabilities()`, each described with its
+   * `describe()`), for a host that knows its catalog before its service is ready.
+   */
+  readonly listedCapabilities?: () => readonly ListedCapability[] | Promise<readonly ListedCapability[]>;
 }
 
 /** Default server instructions. */
@@ -177,6 +202,36 @@ function jsonRpcError(code: number, message: string): Error & { code: number } {
 }
 
 /**
+ * The capabilities the execute description may list: the host's own list, else the service's
+ * capabilities described one by one (stopping once more than could fit are known). Empty when they
+ * cannot be known: the description then lists nothing, as for a large catalog.
+ */
+async function listedOf(
+  service: Service,
+  options: McpServerOptions,
+  budget: number,
+): Promise<readonly ListedCapability[]> {
+  try {
+    if (options.listedCapabilities !== undefined) return await options.listedCapabilities();
+    if (typeof service.capabilities !== "function") return [];
+    const capabilities = await service.capabilities();
+    if (capabilities.length > MAX_LISTED_CAPABILITIES) return [];
+    const out: ListedCapability[] = [];
+    let bytes = 0;
+    for (const c of capabilities) {
+      const d = await service.describe(c.name);
+      out.push({ name: d.name, signature: d.signature, summary: d.summary, output: d.output });
+      // A signature alone past the budget: the catalog cannot be listed, describing more is wasted.
+      bytes += d.signature.length + 3;
+      if (bytes > budget) return [];
+    }
+    return out;
+  } catch {
+    return [];
+  }
+}
+
+/**
  * Validates the dependencies and prepares the tool list once; `create()` then makes SDK servers.
  * Throws `invalid_registration` for a missing service or resolver.
  */
@@ -191,11 +246,29 @@ export function prepareTools(
   if (!isResolver(resolver)) {
     throw new CodeModeError("invalid_registration", "resolver must be an object with a resolve method");
   }
-  const tools: Tool[] = toolDefinitions({
-    limits: options.limits ?? serviceLimits(service),
-    descriptions: options.descriptions,
-  });
-  const listResult = { tools };
+  const budget = listingBudget(options.catalogListingBytes);
+  const definitions = (examples: ToolExamples | undefined, listed: readonly ListedCapability[] = []) =>
+    toolDefinitions({
+      limits: options.limits ?? serviceLimits(service),
+      descriptions: options.descriptions,
+      examples,
+      catalog: catalogListing(listed, budget),
+    });
+  // The catalog's own examples and listing, computed once at the first listing (a deferred service is
+  // built by then or is waited for); a service that cannot list its capabilities gets the template.
+  let listing: Promise<{ tools: Tool[] }> | undefined;
+  const listResult = () =>
+    listing ??= (async () => {
+      const listed = budget > 0 ? await listedOf(service, options, budget) : [];
+      if (options.examples !== undefined || typeof service.capabilities !== "function") {
+        return { tools: definitions(options.examples, listed) };
+      }
+      try {
+        return { tools: definitions(catalogExamples(await service.capabilities()), listed) };
+      } catch {
+        return { tools: definitions(undefined, listed) };
+      }
+    })();
   const info = { name: options.name ?? "codemode", version: options.version ?? SERVER_VERSION };
   const instructions = options.instructions ?? DEFAULT_INSTRUCTIONS;
 
@@ -206,7 +279,7 @@ export function prepareTools(
         instructions,
         jsonSchemaValidator: validator,
       });
-      server.setRequestHandler(ListToolsRequestSchema, () => listResult);
+      server.setRequestHandler(ListToolsRequestSchema, () => listResult());
       server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
         const { name, arguments: args } = request.params;
         if (!isToolName(name)) throw jsonRpcError(ErrorCode.InvalidParams, UNKNOWN_TOOL_TEXT);

@@ -10,6 +10,7 @@ import { currentSubject, type Subject } from "../../authz.ts";
 import type { Description } from "../core/mod.ts";
 import { CodeModeError } from "../errors.ts";
 import type { SearchResponse } from "../search/mod.ts";
+import type { ExampleCapability } from "./examples.ts";
 
 export type { AuthInfo };
 
@@ -34,6 +35,11 @@ export interface Service {
   describe(name: string): Description | Promise<Description>;
   /** Runs one program as `subject` and resolves to the converted return value of `main()`. */
   execute(subject: Subject, source: string, options?: ServiceExecuteOptions): Promise<unknown>;
+  /**
+   * The capabilities the tool descriptions draw their examples from (a built `Server` has it). Without
+   * it, and without the adapter's `examples` option, the descriptions show a template.
+   */
+  capabilities?(): readonly ExampleCapability[] | Promise<readonly ExampleCapability[]>;
 }
 
 /**
@@ -170,5 +176,6 @@ export function deferredService(pending: Promise<Service>): Service {
     search: async (query) => (await ready).search(query),
     describe: async (name) => (await ready).describe(name),
     execute: async (subject, source, options) => await (await ready).execute(subject, source, options),
+    capabilities: async () => (await (await ready).capabilities?.()) ?? [],
   };
 }

@@ -33,6 +33,7 @@ function tracked(service: Service): { service: Service; idle(): Promise<void> } 
     describe: (name) => track(Promise.resolve().then(() => service.describe(name))),
     execute: (subject, source, options) => track(Promise.resolve(service.execute(subject, source, options))),
   };
+  if (service.capabilities !== undefined) wrapped.capabilities = () => service.capabilities!();
   // Keep the limits the tool descriptions quote.
   const limits = (service as { limits?: unknown }).limits;
   if (limits !== undefined) Object.defineProperty(wrapped, "limits", { value: limits });

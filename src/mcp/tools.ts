@@ -7,6 +7,10 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Limits } from "../core/mod.ts";
+import { TEMPLATE_EXAMPLES, type ToolExamples } from "./examples.ts";
+import { type CatalogListing, listingSection } from "./catalog_listing.ts";
+
+export { catalogExamples, type ExampleCapability, TEMPLATE_EXAMPLES, type ToolExamples } from "./examples.ts";
 
 /** The tool names, in the order a model should use them. */
 export const TOOL_NAMES = ["search_api", "describe_api", "execute"] as const;
@@ -105,37 +109,44 @@ const EXECUTE_OUTPUT: JsonSchema = {
 };
 
 /**
- * The examples the tool descriptions show a model. Each is run against the demo catalog by the tests
- * (`tests/mcp/examples_test.ts`), so none can drift into a call that fails: a search that finds
- * something, a name that describes, and a program that returns a value.
+ * The examples of the demo catalog (`deno task serve`), curated with ids its data holds. Each is run
+ * against the demo catalog by the tests (`tests/mcp/examples_test.ts`), so none can drift into a call
+ * that fails: a search that finds something, a name that describes, and a program that returns a value.
+ * Other hosts get examples drawn from their own catalog ({@link catalogExamples}).
  */
-export const TOOL_EXAMPLES = Object.freeze({
-  /** Search queries quoted in the search_api description. */
+export const DEMO_EXAMPLES: ToolExamples = Object.freeze({
   searches: Object.freeze(["open orders", "customer orders"]),
-  /** The dotted name quoted in the describe_api input schema. */
   describe: "crm.customer",
-  /** The one-call example quoted in the execute rules. */
   call: 'crm.customer(id="c-101")',
-  /** The whole program quoted at the end of the execute description. */
   program: `def main():
     orders = shop.orders.list(status="open")["orders"]
     return sorted([o["id"] for o in orders if o["total_eur"] > 100])`,
+  template: false,
 });
 
-const SEARCH_DESCRIPTION = `Find the capabilities (functions) an execute program can call.
-Pass a few words about the task or the data, e.g. "${TOOL_EXAMPLES.searches[0]}" or \
-"${TOOL_EXAMPLES.searches[1]}". Each result \
+function searchDescription(examples: ToolExamples): string {
+  const quoted = examples.searches.map((q) => `"${q}"`).join(" or ");
+  return `Find the capabilities (functions) an execute program can call.
+Pass a few words about the task or the data, e.g. ${quoted}. Each result \
 gives the exact dotted name, the keyword-only call signature and a summary; "truncated" is true when \
 more matched than were returned, so narrow the words. Matching is by whole words and word prefixes of 3+ \
 letters, without synonyms: when nothing matches, the answer lists the catalog's top-level namespaces; \
 search again with their words.
 Next: describe_api on the names you need, then one execute program.`;
+}
 
 const DESCRIBE_DESCRIPTION = `Get the full contract of one capability before calling it: signature, \
 description, input fields (keyword parameters with type and whether required) and output fields (the \
 keys and types of the dict the call returns). Pass the exact dotted name from search_api \
 (case-sensitive). Types use Starlark notation: str, int, float, bool, list[T], dict[str, T], \
 {field: T, optional?: T}, and "T | None" for values that may be None.`;
+
+function exampleHeading(examples: ToolExamples): string {
+  return examples.template
+    ? "Example (a template: this catalog has no capabilities yet; namespace.capability stands for a name " +
+      "search_api finds):"
+    : "Example:";
+}
 
 function formatLimit(n: number | undefined, unit: string): string | undefined {
   return typeof n === "number" && Number.isFinite(n) && n > 0
@@ -155,8 +166,17 @@ function budgetsLine(limits: Partial<Limits> | undefined): string {
 exceeding one stops the program with "resource limit exceeded: " and the budget's name and value.`;
 }
 
-/** The description of the `execute` tool, mentioning the service's budgets when they are known. */
-export function executeDescription(limits?: Partial<Limits>): string {
+/**
+ * The description of the `execute` tool, mentioning the service's budgets when they are known, with
+ * `examples` drawn from the catalog it serves (default: {@link TEMPLATE_EXAMPLES}, said to be a template),
+ * and the whole catalog before the example when it is small enough to be listed (`catalog`, see
+ * `catalogListing`).
+ */
+export function executeDescription(
+  limits?: Partial<Limits>,
+  examples: ToolExamples = TEMPLATE_EXAMPLES,
+  catalog?: CatalogListing,
+): string {
   return `Run one Starlark program (a small deterministic dialect of Python) that calls capabilities \
 and returns a JSON result. Compose many calls in one program: loop, filter, join and aggregate there, \
 and return only what is needed.
@@ -164,7 +184,7 @@ Rules:
 - Define def main(): with no parameters. Its return value is the result: None, bool, int, float, str, \
 list, tuple or dict with string keys, nested. print() output is discarded.
 - Call capabilities by their dotted name with keyword arguments only, exactly as describe_api shows: \
-${TOOL_EXAMPLES.call}. Positional arguments fail. An int is accepted where a float is declared. A call returns a dict shaped like describe_api's \
+${examples.call}. Positional arguments fail. An int is accepted where a float is declared. A call returns a dict shaped like describe_api's \
 output fields (read them with r["field"]). Capabilities can only be called while main() runs.
 - Available: the Starlark builtins (len, range, enumerate, zip, sorted, reversed, min, max, any, all, \
 str, int, float, bool, list, dict, tuple, hasattr, getattr, type, repr, fail), sum(iterable, start=0), \
@@ -177,8 +197,8 @@ ${budgetsLine(limits)}
 Failures come back as one short text: "invalid program: ..." (fix the code), "invalid arguments: ..." \
 (fix a call's keywords or types), "capability failed: <name>[: why]", "capability not found", \
 "permission denied", "resource limit exceeded: <budget> ...".
-Example:
-${TOOL_EXAMPLES.program}`;
+${catalog === undefined ? "" : listingSection(catalog)}${exampleHeading(examples)}
+${examples.program}`;
 }
 
 /** Options of {@link toolDefinitions}. */
@@ -187,19 +207,27 @@ export interface ToolDefinitionOptions {
   readonly limits?: Partial<Limits>;
   /** Replacement descriptions, for hosts that want to add domain guidance. */
   readonly descriptions?: Partial<Readonly<Record<ToolName, string>>>;
+  /**
+   * The examples the descriptions quote, drawn from the catalog served (see {@link catalogExamples});
+   * default {@link TEMPLATE_EXAMPLES}.
+   */
+  readonly examples?: ToolExamples;
+  /** The whole catalog, listed at the end of the execute description when it is small (`catalogListing`). */
+  readonly catalog?: CatalogListing;
 }
 
 /** The `tools/list` entries of the three tools. */
 export function toolDefinitions(options: ToolDefinitionOptions = {}): Tool[] {
   const d = options.descriptions ?? {};
+  const examples = options.examples ?? TEMPLATE_EXAMPLES;
   return [
     {
       name: "search_api",
       title: "Search capabilities",
-      description: d.search_api ?? SEARCH_DESCRIPTION,
+      description: d.search_api ?? searchDescription(examples),
       inputSchema: oneString(
         "query",
-        `A few words about the task or the data, e.g. "${TOOL_EXAMPLES.searches[1]}"`,
+        `A few words about the task or the data, e.g. "${examples.searches[0]}"`,
       ),
       outputSchema: SEARCH_OUTPUT,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -210,7 +238,7 @@ export function toolDefinitions(options: ToolDefinitionOptions = {}): Tool[] {
       description: d.describe_api ?? DESCRIBE_DESCRIPTION,
       inputSchema: oneString(
         "name",
-        `Exact dotted capability name from search_api, e.g. "${TOOL_EXAMPLES.describe}"`,
+        `Exact dotted capability name from search_api, e.g. "${examples.describe}"`,
       ),
       outputSchema: DESCRIBE_OUTPUT,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -218,7 +246,7 @@ export function toolDefinitions(options: ToolDefinitionOptions = {}): Tool[] {
     {
       name: "execute",
       title: "Run a Starlark program",
-      description: d.execute ?? executeDescription(options.limits),
+      description: d.execute ?? executeDescription(options.limits, examples, options.catalog),
       inputSchema: oneString("source", "Starlark source that defines def main():"),
       outputSchema: EXECUTE_OUTPUT,
       // A program can call capabilities with side effects, so no read-only or idempotent hint.

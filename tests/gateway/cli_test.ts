@@ -116,6 +116,17 @@ policy:
     }
     assert.match(out, /bad\.yaml:\d+:\d+: /);
     assert.ok(out.split("\n").filter((l) => l.includes("bad.yaml:")).length >= 6, out);
+    // Without --strict an unset variable is a warning (CI lints without secrets); with it, a problem.
+    assert.match(out, /^warning: .*CLI_MISSING_KEY_VAR/m);
+    const strict = await new Deno.Command(DENO, {
+      args: ["run", ...PERMISSIONS, CLI, "--config", `${dir}/bad.yaml`, "--check", "--strict"],
+      env: { CLI_ALICE_KEY: randomKey() },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const strictOut = new TextDecoder().decode(strict.stderr);
+    assert.equal(strict.code, 1);
+    assert.match(strictOut, /^[^w].*bad\.yaml:\d+:\d+: .*CLI_MISSING_KEY_VAR .* is not set/m);
 
     await Deno.writeTextFile(`${dir}/good.yaml`, yaml(dir, "everything__echo"));
     const good = await new Deno.Command(DENO, {

@@ -117,14 +117,16 @@ Deno.test("hostile programs end classified within their limits; other clients ke
     // The budget refuses the 101st call before it reaches the pipeline: exactly 100 audited per run.
     // Success records are written in batches (within 2 ms, then fsync_ms): read once they are all in.
     assert.equal(callIds.length, 2);
-    let lines: { client_id: string; execution_id?: string }[] = [];
+    type Line = { client_id: string; execution_id?: string; tool_name: string; native_calls?: number };
+    let lines: Line[] = [];
     const byExecution = new Map<string, number>();
     const readAudit = async () => {
       lines = (await Deno.readTextFile(`${dir}/audit.jsonl`)).split("\n").filter((l) => l !== "")
-        .map((l) => JSON.parse(l) as { client_id: string; execution_id?: string });
+        .map((l) => JSON.parse(l) as Line);
       byExecution.clear();
       for (const l of lines) {
-        if (l.client_id === "mallory" && l.execution_id !== undefined) {
+        // (Each execution's own `execute` record carries its id too; count the native calls.)
+        if (l.client_id === "mallory" && l.execution_id !== undefined && l.tool_name !== "execute") {
           byExecution.set(l.execution_id, (byExecution.get(l.execution_id) ?? 0) + 1);
         }
       }
@@ -135,6 +137,14 @@ Deno.test("hostile programs end classified within their limits; other clients ke
     await new Promise((r) => setTimeout(r, 200));
     await readAudit();
     assert.deepEqual(callIds.map((id) => byExecution.get(id)), [100, 100]);
+    const executions = callIds.map((id) =>
+      lines.find((l) => l.execution_id === id && l.tool_name === "execute")
+    );
+    assert.deepEqual(
+      executions.map((l) => l?.native_calls),
+      [100, 100],
+      "each execute record counts its calls",
+    );
     assert.ok(lines.some((l) => l.client_id === "bob" && l.execution_id === undefined));
 
     // The sandboxes recovered: an ordinary program still runs.

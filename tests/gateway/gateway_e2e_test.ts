@@ -33,6 +33,7 @@ call_timeout_ms: 15000
 clients:
   - { id: alice, api_key_env: E2E_ALICE_KEY }
   - { id: bob, api_key_env: E2E_BOB_KEY }
+operators: [{ id: ops, api_key_env: E2E_OPS_KEY }]
 downstreams:
 ${
     everythingDownstream([
@@ -77,7 +78,12 @@ Deno.test("gateway end to end with the reference servers", async (t) => {
   await Deno.mkdir(`${dir}/files`);
   await Deno.writeTextFile(`${dir}/files/small.txt`, "hello from the filesystem server\n");
   await Deno.writeTextFile(`${dir}/files/big.txt`, "x".repeat(40_000));
-  const env = { E2E_ALICE_KEY: randomKey(), E2E_BOB_KEY: randomKey(), E2E_SERVICE_TOKEN: TOKEN };
+  const env = {
+    E2E_ALICE_KEY: randomKey(),
+    E2E_BOB_KEY: randomKey(),
+    E2E_OPS_KEY: randomKey(),
+    E2E_SERVICE_TOKEN: TOKEN,
+  };
   const web = new EverythingHttp();
   await web.start();
   const config = await loadConfig(dir, configYaml(dir, web.url, "everything__echo, memory__read_graph"), env);
@@ -189,7 +195,7 @@ Deno.test("gateway end to end with the reference servers", async (t) => {
       assert.match(text(open), /temporarily unavailable/);
       assert.ok(performance.now() - started < 1000, "an open breaker answers at once");
       const during = await (await fetch(new URL("/metrics", url), {
-        headers: { authorization: `Bearer ${env.E2E_ALICE_KEY}` },
+        headers: { authorization: `Bearer ${env.E2E_OPS_KEY}` },
       })).text();
       assert.match(during, /^gateway_downstream_up\{downstream="web"\} 0$/m);
       assert.match(during, /^gateway_breaker_state\{kind="downstream",name="web"\} 2$/m);
@@ -199,12 +205,12 @@ Deno.test("gateway end to end with the reference servers", async (t) => {
       assert.equal(text(back), "Echo: back");
     });
 
-    await t.step("metrics move with real events and need a client key", async () => {
+    await t.step("metrics move with real events and need an operator key", async () => {
       const metricsUrl = new URL("/metrics", url);
       const anonymous = await fetch(metricsUrl);
       assert.equal(anonymous.status, 401);
       await anonymous.body?.cancel();
-      const res = await fetch(metricsUrl, { headers: { authorization: `Bearer ${env.E2E_BOB_KEY}` } });
+      const res = await fetch(metricsUrl, { headers: { authorization: `Bearer ${env.E2E_OPS_KEY}` } });
       assert.equal(res.status, 200);
       const body = await res.text();
       const value = (pattern: RegExp) => Number(body.match(pattern)?.[1] ?? NaN);
@@ -215,7 +221,7 @@ Deno.test("gateway end to end with the reference servers", async (t) => {
       );
       assert.equal(
         value(
-          /^gateway_calls_total\{client="bob",downstream="everything",decision="denied_default",outcome="\w+"\} (\d+)/m,
+          /^gateway_calls_total\{client="bob",downstream="_unknown",decision="denied_default",outcome="\w+"\} (\d+)/m,
         ),
         1,
       );
@@ -280,8 +286,10 @@ Deno.test("gateway end to end with the reference servers", async (t) => {
     assert.equal(calls.length, toolCalls);
     assert.equal(lines.length - calls.length, 2, "the anonymous /metrics and the stale key");
     for (const l of lines) {
+      // A failed authentication also names the peer it came from.
+      if (l.decision === "unauthenticated") assert.equal(l.remote_addr, "127.0.0.1");
       assert.deepEqual(
-        Object.keys(l).sort(),
+        Object.keys(l).filter((k) => l.decision !== "unauthenticated" || k !== "remote_addr").sort(),
         [
           "allowed",
           "breaker_state",

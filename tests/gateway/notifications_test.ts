@@ -1,7 +1,9 @@
 /**
  * Notifications during a call, through the whole gateway: a downstream's log line and progress message
  * that carry its injected secret reach the calling HTTP client redacted, the audit record counts them,
- * and `callTool` (the CodeMode entry) receives the same redacted notifications.
+ * and `callTool` (the CodeMode entry) receives the same redacted notifications. A log line carries no
+ * request attribution, so only a per-client session forwards it; progress carries its call's token and
+ * is forwarded from either kind of session.
  */
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -13,7 +15,14 @@ import { connect, loadConfig, randomKey, stdioDownstream, text } from "./_helper
 const SERVER = new URL("../../src/gateway/downstream/testdata/dynamic_server.ts", import.meta.url).pathname;
 const SECRET = "dyn-secret-5e6f7a8b9c";
 
-Deno.test("progress and log lines are redacted on their way to the caller and counted", async () => {
+for (const mode of ["per_client", "shared"] as const) {
+  Deno.test(`${mode}: progress and log lines are redacted on their way to the caller and counted`, async () => {
+    await notificationsThrough(mode);
+  });
+}
+
+async function notificationsThrough(mode: "per_client" | "shared"): Promise<void> {
+  const perClient = mode === "per_client";
   const dir = await Deno.makeTempDir({ prefix: "gw-notify-" });
   const key = randomKey();
   const config = await loadConfig(
@@ -25,6 +34,7 @@ downstreams:
 ${
       stdioDownstream("dyn", ["run", "--allow-env", "--allow-read", JSON.stringify(SERVER)], [
         "secrets: { DYN_SECRET: N_SECRET }",
+        `session_mode: ${mode}`,
       ])
     }
 policy:
@@ -45,12 +55,13 @@ audit: { sink: ${JSON.stringify(`file:${dir}/audit.jsonl`)} }
       onprogress: (p) => progress.push(p),
     });
     assert.equal(text(result), "hello");
-    assert.deepEqual(logs, ["hello [REDACTED]"]);
+    assert.deepEqual(logs, perClient ? ["hello [REDACTED]"] : []);
     assert.deepEqual(progress.map((p) => p.message), ["hello [REDACTED]"]);
 
     const inProcess: Notification[] = [];
     await gateway.callTool("alice", "dyn__say", { text: "native" }, { notify: (n) => inProcess.push(n) });
     assert.ok(inProcess.length >= 1);
+    assert.equal(inProcess.some((n) => n.method === "notifications/message"), perClient);
     assert.ok(inProcess.every((n) => !JSON.stringify(n).includes(SECRET)));
     assert.ok(inProcess.some((n) => JSON.stringify(n).includes("native [REDACTED]")));
   } finally {
@@ -62,7 +73,8 @@ audit: { sink: ${JSON.stringify(`file:${dir}/audit.jsonl`)} }
   );
   assert.equal(records.length, 2);
   assert.equal(records[0].tool_name, "dyn__say");
-  assert.ok(records[0].redactions >= 2, `log line and progress message: ${records[0].redactions}`);
+  const expected = perClient ? 2 : 1;
+  assert.ok(records[0].redactions >= expected, `log line and progress message: ${records[0].redactions}`);
   assert.ok(!JSON.stringify(records).includes(SECRET));
   await Deno.remove(dir, { recursive: true });
-});
+}

@@ -90,7 +90,8 @@ Deno.test("deploy.ts without keys: one line on stderr and exit code 1, no stack 
   assert.equal(out.code, 1);
   const lines = new TextDecoder().decode(out.stderr).split("\n").filter((l) => l.trim() !== "");
   assert.deepEqual(lines.filter((l) => !l.startsWith("warning:")), [
-    'codemode: refusing to start without API keys: set CODEMODE_API_KEYS="subject=key,..."',
+    'codemode: refusing to start without API keys: set CODEMODE_API_KEYS="subject=key,..." or ' +
+    "CODEMODE_OAUTH_ISSUER and CODEMODE_OAUTH_AUDIENCE",
   ]);
 });
 

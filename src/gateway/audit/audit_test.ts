@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { type AuditRecord, isGatewayError } from "../domain/mod.ts";
-import { type AuditTarget, AuditWriter, fileTarget } from "./mod.ts";
+import { type AuditRecord, authFailureRecord, isGatewayError, isSecurityRecord } from "../domain/mod.ts";
+import { type AuditTarget, AuditWriter, fileTarget, type LineSink, lineTarget } from "./mod.ts";
 
 function record(i: number, security = false): AuditRecord {
   return {
@@ -207,4 +207,182 @@ Deno.test("audit: waiting security records are bounded by the buffer size", asyn
   await Promise.all([first, queued, waiting]);
   await writer.close();
   assert.equal(target.lines.length, 3);
+});
+
+/**
+ * A file-like sink over a real file that runs out of room: each write stores at most `chunk` bytes
+ * (short writes), and once `room` bytes are used it throws like a full disk. `truncate` gives room back,
+ * as freeing blocks does.
+ */
+class FullDisk implements LineSink {
+  used: number;
+  room: number;
+  readonly #file: Deno.FsFile;
+  readonly #chunk: number;
+  readonly #canTruncate: boolean;
+  truncate?: (len: number) => Promise<void>;
+  constructor(file: Deno.FsFile, used: number, room: number, chunk: number, canTruncate = true) {
+    this.#file = file;
+    this.used = used;
+    this.room = room;
+    this.#chunk = chunk;
+    this.#canTruncate = canTruncate;
+    if (canTruncate) {
+      this.truncate = async (len: number) => {
+        await this.#file.truncate(len);
+        this.used = len;
+      };
+    }
+  }
+  async write(p: Uint8Array): Promise<number> {
+    const free = this.room - this.used;
+    if (free <= 0) throw new Deno.errors.WriteZero("No space left on device (os error 28)");
+    const n = await this.#file.write(p.subarray(0, Math.min(p.length, this.#chunk, free)));
+    this.used += n;
+    return n;
+  }
+  syncData(): Promise<void> {
+    return this.#file.syncData();
+  }
+  close(): void {
+    this.#file.close();
+  }
+}
+
+Deno.test("audit: a write that fails part-way leaves only whole JSON lines, over generated failure points", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    let cases = 0;
+    for (const chunk of [1, 7, 64, 100_000]) {
+      for (let room = 40; room < 1200; room += 97) {
+        const path = `${dir}/audit-${chunk}-${room}.jsonl`;
+        await Deno.writeTextFile(path, '{"previous":"line"}\n');
+        const used = (await Deno.stat(path)).size;
+        const file = await Deno.open(path, { append: true });
+        const disk = new FullDisk(file, used, used + room, chunk);
+        const writer = new AuditWriter(lineTarget(disk, used), { ...OPTIONS, buffer: 64, highWater: 64 });
+        // A burst that does not fit: some records make it whole, the write fails inside another.
+        const burst = Array.from(
+          { length: 12 },
+          (_, i) => writer.submit(record(i, true)).then(() => i, () => -1),
+        );
+        const outcomes = await Promise.all(burst);
+        // The disk gets room again; later records must each be a line of their own.
+        disk.room = Infinity;
+        for (let i = 100; i < 103; i++) await writer.submit(record(i, true));
+        await writer.close();
+        const text = await Deno.readTextFile(path);
+        assert.ok(text.endsWith("\n"), `chunk ${chunk} room ${room}: the file ends with a whole line`);
+        const lines = text.slice(0, -1).split("\n").map((l) => JSON.parse(l));
+        assert.equal(lines[0].previous, "line");
+        const stamps = lines.slice(1).map((l) => l.timestamp);
+        // Exactly the records whose calls were answered as written are in the file, in order.
+        const answered = outcomes.filter((i) => i >= 0);
+        assert.deepEqual(stamps, [...answered, 100, 101, 102].map((i) => record(i).timestamp));
+        assert.ok(answered.length < 12, `chunk ${chunk} room ${room}: the burst did not fit`);
+        assert.equal(writer.stats.written, answered.length + 3);
+        assert.equal(writer.stats.unwritable, 12 - answered.length);
+        cases++;
+      }
+    }
+    assert.ok(cases > 40);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("audit: a sink that cannot be cut back starts the next record on a line of its own", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (const room of [30, 150, 333]) {
+      const path = `${dir}/audit-${room}.jsonl`;
+      const file = await Deno.open(path, { append: true, create: true });
+      const disk = new FullDisk(file, 0, room, 16, false);
+      const writer = new AuditWriter(lineTarget(disk, 0), { ...OPTIONS, buffer: 64, highWater: 64 });
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => writer.submit(record(i, true)).then(() => i, () => -1)),
+      );
+      disk.room = Infinity;
+      await writer.submit(record(100, true));
+      await writer.submit(record(101));
+      await writer.close();
+      const lines = (await Deno.readTextFile(path)).split("\n");
+      assert.equal(lines.pop(), "", "ends with a newline");
+      const whole = lines.filter((l) => {
+        try {
+          return typeof JSON.parse(l).timestamp === "string";
+        } catch {
+          return false;
+        }
+      });
+      // One torn fragment stays (a pipe cannot be cut), alone on its line; every record is whole.
+      assert.equal(lines.length - whole.length, 1, `room ${room}`);
+      assert.deepEqual(
+        whole.map((l) => JSON.parse(l).timestamp),
+        [...outcomes.filter((i) => i >= 0), 100, 101].map((i) => record(i).timestamp),
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("audit: a log left without its final newline gets its next record on a new line", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/audit.jsonl`;
+  try {
+    await Deno.writeTextFile(path, '{"whole":1}\n{"torn":');
+    const writer = new AuditWriter(await fileTarget(path), OPTIONS);
+    await writer.submit(record(1, true));
+    await writer.close();
+    const lines = (await Deno.readTextFile(path)).split("\n");
+    assert.deepEqual(lines.slice(0, 2), ['{"whole":1}', '{"torn":']);
+    assert.equal(JSON.parse(lines[2]).timestamp, record(1).timestamp);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("audit: the security block timer fails a stuck call closed near its configured time, not later", async () => {
+  // A lower bound alone would let a timer many times too long pass: bound it from above too (with a
+  // margin for a loaded machine).
+  for (const blockMs of [60, 150]) {
+    const target = new GatedTarget();
+    const writer = new AuditWriter(target, { ...OPTIONS, securityBlockMs: blockMs });
+    target.hold();
+    const started = performance.now();
+    await assert.rejects(writer.submit(record(1, true)), (e) => isGatewayError(e, "audit_unavailable"));
+    const waited = performance.now() - started;
+    assert.ok(waited >= blockMs - 5, `waited ${waited} ms for ${blockMs}`);
+    assert.ok(waited < blockMs * 8 + 400, `waited ${waited} ms for a ${blockMs} ms block`);
+    target.release();
+    await writer.close();
+  }
+});
+
+Deno.test("audit: every kind of security record is never shed and holds its call until written", async () => {
+  const kinds: [string, AuditRecord][] = [
+    ["unauthenticated", authFailureRecord(new Date(0), 1)],
+    ["rate_limited", authFailureRecord(new Date(0), 1, "rate limited", "rate_limited", "127.0.0.1")],
+    ["denied", record(7, true)],
+    ["redacted", { ...record(8), redactions: 2 }],
+    ["not_found", { ...record(9, true), decision: "not_found" }],
+  ];
+  for (const [kind, rec] of kinds) {
+    assert.ok(isSecurityRecord(rec), kind);
+    const target = new GatedTarget();
+    // highWater 0: every success record is shed; a security record must still be queued and written.
+    const writer = new AuditWriter(target, { ...OPTIONS, highWater: 0, securityBlockMs: 5000 });
+    target.hold();
+    await writer.submit(record(0));
+    let settled = false;
+    const pending = writer.submit(rec).then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(settled, false, `${kind}: answers only after its line is written`);
+    target.release();
+    await pending;
+    await writer.close();
+    assert.equal(writer.stats.shed, 1, kind);
+    assert.deepEqual(target.lines.map((l) => JSON.parse(l).decision), [rec.decision], kind);
+  }
 });

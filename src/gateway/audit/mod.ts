@@ -8,8 +8,16 @@
 import type { AuditSinkConfig } from "../config/mod.ts";
 import { type AuditTarget, fileTarget, stdoutTarget } from "./targets.ts";
 
-export { type AuditTarget, fileTarget, stdoutTarget } from "./targets.ts";
+export {
+  type AuditTarget,
+  AuditWriteError,
+  fileTarget,
+  type LineSink,
+  lineTarget,
+  stdoutTarget,
+} from "./targets.ts";
 export { type AuditStats, AuditWriter, type AuditWriterOptions } from "./writer.ts";
+export { type AuditSubmit, AuditTap } from "./tap.ts";
 
 /** Opens the target a config's `audit.sink` names. */
 export function openAuditTarget(sink: AuditSinkConfig): Promise<AuditTarget> {

@@ -4,13 +4,16 @@
  * failed authentication): those are never shed, and the call that produced one answers only after its
  * line was written, or fails closed after `securityBlockMs`.
  *
+ * The log holds whole lines only: a write that fails part-way is cut back to its last whole record by
+ * the target, and the records that made it in full count as written (their calls answer).
+ *
  * Back-pressure: at most `buffer` records are queued. Above `highWater` queued records, success records
  * are shed and counted; a security record waits for room (within the same `securityBlockMs`).
  *
  * @module
  */
 import { type AuditRecord, GatewayError, isSecurityRecord } from "../domain/mod.ts";
-import type { AuditTarget } from "./targets.ts";
+import { type AuditTarget, AuditWriteError } from "./targets.ts";
 
 /** Options of an {@link AuditWriter}. */
 export interface AuditWriterOptions {
@@ -55,6 +58,19 @@ const BATCH_BYTES = 256 * 1024;
  * so calls close together share one write. A security record or closing ends the wait at once.
  */
 const GATHER_MS = 2;
+
+/** How many leading records of `batch` lie whole within its first `bytes` encoded bytes. */
+function recordsIn(batch: readonly Pending[], bytes: number): number {
+  const encoder = new TextEncoder();
+  let at = 0;
+  let n = 0;
+  for (const p of batch) {
+    at += encoder.encode(p.line).length;
+    if (at > bytes) break;
+    n++;
+  }
+  return n;
+}
 
 function unavailable(why: string): GatewayError {
   return new GatewayError("audit_unavailable", why);
@@ -275,9 +291,16 @@ export class AuditWriter {
       for (const p of batch) p.done?.resolve();
     } catch (err) {
       this.#onError?.(err);
-      this.#count("unwritable", batch.length);
+      // The target keeps whole lines only: the records that made it in full count as written.
+      const whole = err instanceof AuditWriteError ? recordsIn(batch, err.kept) : 0;
+      if (whole > 0) this.#dirty = true;
+      this.#stats.written += whole;
+      this.#count("unwritable", batch.length - whole);
       const e = unavailable("the audit sink failed");
-      for (const p of batch) p.done?.reject(e);
+      for (const [i, p] of batch.entries()) {
+        if (i < whole) p.done?.resolve();
+        else p.done?.reject(e);
+      }
     }
   }
 

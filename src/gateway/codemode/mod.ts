@@ -32,6 +32,7 @@ export { type CodeModeOptions, type CodeModePort, CodeModeService, type SandboxC
 export {
   answerCodeModeTool,
   codeModeTools,
+  exampleCapabilities,
   EXECUTION_ID_META,
   GATEWAY_NOTE,
   isCodeModeTool,

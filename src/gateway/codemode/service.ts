@@ -13,8 +13,9 @@
  *   zero-permission workers) whose sandboxes serve one subject each: the subject is the client id, so no
  *   sandbox ever runs two clients' programs, and the pool's fair scheduler keeps one client from taking
  *   more than its share of the slots.
- * - The final value is redacted once more before it leaves, so pieces of a secret a program put
- *   together from several results never reach the client whole.
+ * - Everything that leaves an execution passes the gateway's redactor once more: the final value, and
+ *   the message and detail of a failure (`fail(s)`, `int(s)`, a missing dict key `s` all quote `s`), so
+ *   pieces of a secret a program put together from several results never reach the client whole.
  *
  * @module
  */
@@ -30,8 +31,11 @@ import {
   ProcessPool,
   WorkerPool,
 } from "../../executor/mod.ts";
-import type { Catalog, JsonObject, JsonValue, Result, Tool } from "../domain/mod.ts";
+import type { AuditRecord, Catalog, JsonObject, JsonValue, Result, Tool } from "../domain/mod.ts";
+import type { SearchResponse } from "../../search/mod.ts";
+import type { Description } from "../../core/mod.ts";
 import { clientCapabilities } from "./capabilities.ts";
+import { codeModeRecord, dottedReferences, outcomeOf, refusedToolNames, sha256Hex } from "./audit.ts";
 
 /** What code mode needs from the gateway. */
 export interface CodeModePort {
@@ -53,6 +57,21 @@ export interface CodeModePort {
   redact(value: JsonValue): JsonValue;
   /** Operator log. */
   log(line: string): void;
+  /**
+   * Writes the record of a code-mode tool call (`execute`, `search_api`, `describe_api`). Rejects with
+   * `audit_unavailable` when a security record cannot be written (the call then fails closed). Without
+   * it, code mode writes no records of its own.
+   */
+  audit?(record: AuditRecord): Promise<void>;
+  /**
+   * Audits a tool a program (or `describe_api`) named that `clientId` cannot reach, exactly as the same
+   * passthrough call: its denial reason, or `not_found`. Rejects like {@link CodeModePort.audit}.
+   */
+  refuse?(clientId: string, toolName: string, executionId?: string): Promise<void>;
+  /** Every tool of the catalog before policy (to tell which tool a refused reference names). */
+  allTools?(): readonly Tool[];
+  /** The configured downstream names (a reference to a down downstream's tool is still one). */
+  downstreamNames?(): readonly string[];
 }
 
 /** Which sandbox runs programs. */
@@ -112,6 +131,10 @@ export class CodeModeService {
   #shared: Promise<Executor> | undefined;
   #pool: { health(): PoolHealth } | undefined;
   #closed = false;
+  /** Native calls made so far by each execution in progress (its `execute` record counts them). */
+  readonly #nativeCalls = new Map<string, number>();
+  /** The capability names each built server offers (what a program's references are checked against). */
+  readonly #visible = new WeakMap<Server, ReadonlySet<string>>();
 
   /** Creates the service; nothing starts until a client first uses code mode. */
   constructor(port: CodeModePort, options: CodeModeOptions = {}) {
@@ -201,6 +224,8 @@ export class CodeModeService {
     const { definitions, diagnostics } = clientCapabilities(tools, (tool, args, { signal }) => {
       const executionId = executions.getStore();
       if (executionId === undefined) throw new CodeModeError("internal", "native call outside an execution");
+      const made = this.#nativeCalls.get(executionId);
+      if (made !== undefined) this.#nativeCalls.set(executionId, made + 1);
       return port.callTool(clientId, tool.name, args, { signal, executionId });
     });
     for (const line of diagnostics) port.log(`gateway: code mode for client ${clientId}: ${line}`);
@@ -209,10 +234,14 @@ export class CodeModeService {
     // A tool the core refuses (its metadata, its shape) is left out with the core's diagnostic, never
     // the whole catalog: build once more without the capabilities a diagnostic names.
     for (let attempt = 0;; attempt++) {
-      const builder = new Builder({ authorizer: allowAll(), limits, executor });
+      // Every native call's failure is already in the audit trail (redacted); the core's default stderr
+      // log of failing handlers would repeat downstream text unredacted, so it is replaced by nothing.
+      const builder = new Builder({ authorizer: allowAll(), limits, executor, onError: () => {} });
       for (const def of kept) builder.register(def);
       try {
-        return await builder.build();
+        const server = await builder.build();
+        this.#visible.set(server, new Set(kept.map((def) => def.name)));
+        return server;
       } catch (err) {
         if (!(err instanceof RegistrationError) || attempt > 0) throw err;
         const named = (d: string) =>
@@ -230,6 +259,11 @@ export class CodeModeService {
   /**
    * Runs one program as `clientId`. Resolves with the redacted final value and the execution id its
    * native calls were audited with (`executionId`, or a fresh UUID); rejects like `Server.execute`.
+   *
+   * Audited (when the port writes records): each tool the source names that the client cannot reach
+   * gets the record its passthrough call would (denied or `not_found`, with this execution id), then the
+   * execution its own `execute` record (outcome, duration, native call count, the source's SHA-256).
+   * A record that cannot be written fails the execution closed (`audit_unavailable`).
    */
   async execute(
     clientId: string,
@@ -237,12 +271,167 @@ export class CodeModeService {
     signal?: AbortSignal,
     executionId: string = crypto.randomUUID(),
   ): Promise<{ readonly value: unknown; readonly executionId: string }> {
-    const server = await this.serverFor(clientId);
-    const value = await executions.run(
-      executionId,
-      () => server.execute({ id: clientId }, source, signal === undefined ? {} : { signal }),
+    const started = performance.now();
+    this.#nativeCalls.set(executionId, 0);
+    let outcome: { readonly value: unknown; readonly executionId: string } | undefined;
+    let failure: unknown;
+    let server: Server | undefined;
+    try {
+      server = await this.serverFor(clientId);
+      outcome = await this.#execute(server, clientId, source, signal, executionId);
+    } catch (err) {
+      failure = err;
+    }
+    const nativeCalls = this.#nativeCalls.get(executionId) ?? 0;
+    this.#nativeCalls.delete(executionId);
+    const audit = this.#port.audit;
+    if (audit !== undefined) {
+      if (typeof source === "string" && server !== undefined) {
+        for (const name of this.#refused(server, dottedReferences(source))) {
+          await this.#port.refuse?.(clientId, name, executionId);
+        }
+      }
+      await audit(codeModeRecord({
+        clientId,
+        tool: "execute",
+        outcome: outcomeOf(failure, signal),
+        latencyMs: performance.now() - started,
+        now: new Date(),
+        executionId,
+        nativeCalls,
+        sourceSha256: await sha256Hex(typeof source === "string" ? source : ""),
+      }));
+    }
+    if (outcome === undefined) throw failure;
+    return outcome;
+  }
+
+  /**
+   * The record of a code-mode tool call whose arguments were not the one string it takes (it never
+   * reached a server): outcome `invalid_arguments`. Rejects like the port's `audit`.
+   */
+  async recordInvalidArguments(
+    clientId: string,
+    tool: "execute" | "search_api" | "describe_api",
+  ): Promise<void> {
+    await this.#port.audit?.(codeModeRecord({
+      clientId,
+      tool,
+      outcome: "invalid_arguments",
+      latencyMs: 0,
+      now: new Date(),
+    }));
+  }
+
+  /** The gateway tool names behind `references` that `server` does not offer (see `refusedToolNames`). */
+  #refused(server: Server, references: readonly string[]): string[] {
+    const visible = this.#visible.get(server);
+    if (visible === undefined || references.length === 0) return [];
+    return refusedToolNames(
+      references,
+      visible,
+      this.#port.allTools?.() ?? [],
+      this.#port.downstreamNames?.() ?? [],
     );
-    return { value: this.#port.redact((value ?? null) as JsonValue), executionId };
+  }
+
+  /**
+   * `search_api` for `clientId`: the search over its own server, audited as a `search_api` record (the
+   * query is not recorded: it is client input).
+   */
+  async search(clientId: string, query: string): Promise<SearchResponse> {
+    return await this.#audited(
+      clientId,
+      "search_api",
+      async () => (await this.serverFor(clientId)).search(query),
+    );
+  }
+
+  /**
+   * `describe_api` for `clientId`, audited as a `describe_api` record. A name its server does not offer
+   * fails `not_found` whether the tool is missing or forbidden; when it names a tool of a configured
+   * downstream, that tool also gets the record its passthrough call would (the audit alone tells a
+   * forbidden tool from a missing one).
+   */
+  async describe(clientId: string, name: string): Promise<Description> {
+    let server: Server | undefined;
+    return await this.#audited(clientId, "describe_api", async () => {
+      server = await this.serverFor(clientId);
+      return server.describe(name);
+    }, async () => {
+      if (server === undefined || typeof name !== "string" || !/^[^.\s]+\.[^.\s]+$/.test(name)) return;
+      for (const tool of this.#refused(server, [name])) await this.#port.refuse?.(clientId, tool);
+    });
+  }
+
+  async #audited<T>(
+    clientId: string,
+    tool: "search_api" | "describe_api",
+    run: () => Promise<T>,
+    onFailure?: () => Promise<void>,
+  ): Promise<T> {
+    const started = performance.now();
+    let value: T | undefined;
+    let failure: unknown;
+    let failed = false;
+    try {
+      value = await run();
+    } catch (err) {
+      failed = true;
+      failure = err;
+    }
+    const audit = this.#port.audit;
+    if (audit !== undefined) {
+      if (failed) await onFailure?.();
+      await audit(codeModeRecord({
+        clientId,
+        tool,
+        outcome: failed ? outcomeOf(failure ?? new Error("failed")) : "ok",
+        latencyMs: performance.now() - started,
+        now: new Date(),
+      }));
+    }
+    if (failed) throw failure;
+    return value as T;
+  }
+
+  async #execute(
+    server: Server,
+    clientId: string,
+    source: string,
+    signal: AbortSignal | undefined,
+    executionId: string,
+  ): Promise<{ readonly value: unknown; readonly executionId: string }> {
+    let value: unknown;
+    try {
+      value = await executions.run(
+        executionId,
+        () => server.execute({ id: clientId }, source, signal === undefined ? {} : { signal }),
+      );
+    } catch (err) {
+      throw this.#redactError(err);
+    }
+    return { value: this.redact((value ?? null) as JsonValue), executionId };
+  }
+
+  /**
+   * Redacts a value that leaves code mode (a result, an error text, a listing) with the redactor in
+   * force: the one place every outcome of `search_api`, `describe_api` and `execute` passes.
+   */
+  redact<T extends JsonValue>(value: T): T {
+    return this.#port.redact(value) as T;
+  }
+
+  /**
+   * A failure whose message and detail are redacted. The program chose what its error quotes, so both
+   * may hold a secret it assembled; the original stays only as the (never shown) cause.
+   */
+  #redactError(err: unknown): unknown {
+    if (!(err instanceof CodeModeError)) return err;
+    const message = this.redact(err.message);
+    const detail = err.detail === undefined ? undefined : this.redact(err.detail);
+    if (message === err.message && detail === err.detail) return err;
+    return new CodeModeError(err.code, message, { ...(detail === undefined ? {} : { detail }), cause: err });
   }
 
   /** Ends the sandbox pool; later calls fail with `internal`. */

@@ -384,3 +384,119 @@ Deno.test("config: sameDownstream detects changed entries (secrets included)", (
   assert.ok(!sameDownstream(a.config.downstreams[0], b.config.downstreams[0]));
   assert.ok(!sameDownstream(a.config.downstreams[0], c.config.downstreams[0]));
 });
+
+/** A two-downstream file whose `files` entry gets `extra` lines (env, env_passthrough). */
+function exposureYaml(extra: string, operators = ""): string {
+  return `
+clients:
+  - { id: alice, api_key_env: ALICE_KEY }
+  - { id: bob, api_key_env: BOB_KEY }
+${operators}
+downstreams:
+  memory:
+    transport: stdio
+    command: deno
+    secrets: { SERVICE_TOKEN: MEMORY_TOKEN }
+  files:
+    transport: stdio
+    command: deno
+${extra}
+`;
+}
+
+Deno.test("config: no downstream environment may receive a client key or another downstream's secret", () => {
+  const base: Record<string, string> = {
+    ...ENV,
+    COPY_OF_ALICE: ENV.ALICE_KEY,
+    COPY_OF_TOKEN: ENV.MEMORY_TOKEN,
+    HARMLESS: "x1",
+  };
+  const lookup = (n: string) => base[n];
+  // Generated: every guarded variable, by name and through another variable holding its value, alone
+  // or among harmless entries, in env_passthrough and as a literal env value.
+  const guarded: [string, string, string][] = [
+    ["ALICE_KEY", ENV.ALICE_KEY, "the API key of client alice"],
+    ["BOB_KEY", ENV.BOB_KEY, "the API key of client bob"],
+    ["MEMORY_TOKEN", ENV.MEMORY_TOKEN, "secret SERVICE_TOKEN of downstream memory"],
+  ];
+  let cases = 0;
+  for (const [variable, value, what] of guarded) {
+    for (const others of [[], ["HARMLESS"], ["HARMLESS", "PATH"]]) {
+      const variants: [string, RegExp][] = [
+        [
+          `    env_passthrough: [${[...others, variable].join(", ")}]`,
+          new RegExp(`"${variable}" holds ${what}`),
+        ],
+        [`    env: { CHILD_VAR: ${JSON.stringify(value)} }`, new RegExp(`is set to the value of ${what}`)],
+      ];
+      const copy = variable === "ALICE_KEY"
+        ? "COPY_OF_ALICE"
+        : variable === "MEMORY_TOKEN"
+        ? "COPY_OF_TOKEN"
+        : "";
+      if (copy !== "") {
+        variants.push([
+          `    env_passthrough: [${[copy, ...others].join(", ")}]`,
+          new RegExp(`"${copy}" has the same value as ${what}`),
+        ]);
+      }
+      for (const [extra, message] of variants) {
+        const out = loadConfig(exposureYaml(extra), lookup);
+        assert.equal(out.ok, false, extra);
+        if (out.ok) continue;
+        assert.ok(
+          out.problems.some((p) => message.test(p.message)),
+          `${extra}: ${JSON.stringify(out.problems)}`,
+        );
+        // Never the value itself.
+        assert.ok(!JSON.stringify(out.problems).includes(value), extra);
+        cases++;
+      }
+    }
+  }
+  assert.ok(cases >= 21);
+  // Harmless passthrough and env values still load.
+  const ok = loadConfig(exposureYaml("    env_passthrough: [HARMLESS, PATH]\n    env: { A: b }"), lookup);
+  assert.equal(ok.ok, true, JSON.stringify(ok));
+});
+
+Deno.test("config: an operator's key variable is guarded like a client's, when operators are configured", () => {
+  const base: Record<string, string> = { ...ENV, OPS_KEY: "operator-key-0123456789abcd" };
+  const ops = "operators:\n  - { id: ops, api_key_env: OPS_KEY }";
+  const out = loadConfig(exposureYaml("    env_passthrough: [OPS_KEY]", ops), (n) => base[n]);
+  assert.equal(out.ok, false);
+  assert.ok(
+    !out.ok && out.problems.some((p) => /"OPS_KEY" holds the API key of operator ops/.test(p.message)),
+  );
+  const fine = loadConfig(exposureYaml("    env_passthrough: [HARMLESS]", ops), (n) => base[n]);
+  assert.equal(fine.ok, true, JSON.stringify(fine));
+});
+
+Deno.test("config: checking without secrets warns about each unset variable instead of failing", () => {
+  const text = exposureYaml("    env_passthrough: [HARMLESS]");
+  // Generated: every subset of the three variables the file names is left unset.
+  const names = ["ALICE_KEY", "BOB_KEY", "MEMORY_TOKEN"];
+  for (let mask = 0; mask < 8; mask++) {
+    const unset = names.filter((_, i) => (mask & (1 << i)) !== 0);
+    const lookup = (n: string) => (unset.includes(n) ? undefined : ENV[n]);
+    const strict = loadConfig(text, lookup);
+    assert.equal(strict.ok, unset.length === 0, `strict, unset ${unset}`);
+    const lax = loadConfig(text, lookup, { unset: "warning" });
+    assert.ok(lax.ok, `lax, unset ${unset}: ${JSON.stringify(lax)}`);
+    if (!lax.ok) continue;
+    assert.deepEqual(
+      (lax.warnings ?? []).map((w) => /variable (\w+)/.exec(w.message)?.[1]),
+      unset,
+      `mask ${mask}`,
+    );
+    for (const w of lax.warnings ?? []) assert.ok(w.line > 0 && w.path !== "");
+  }
+  // Shape problems are still problems without the secrets.
+  const broken = loadConfig(exposureYaml("    pool: many"), () => undefined, { unset: "warning" });
+  assert.equal(broken.ok, false);
+  // And a guarded variable is still refused by name when it is not set.
+  const leak = loadConfig(exposureYaml("    env_passthrough: [ALICE_KEY]"), () => undefined, {
+    unset: "warning",
+  });
+  assert.equal(leak.ok, false);
+});

@@ -5,7 +5,7 @@
  * @module
  */
 import { CodeModeError } from "../../errors.ts";
-import { type EnvLookup, loadConfig } from "./load.ts";
+import { type EnvLookup, loadConfig, type LoadOptions } from "./load.ts";
 import type { DownstreamConfig, GatewayConfig } from "./types.ts";
 import type { ConfigProblem } from "./yaml_tree.ts";
 
@@ -38,11 +38,12 @@ export class ConfigError extends CodeModeError {
 
 /**
  * Reads and validates a configuration file. Throws {@link ConfigError} with every problem (an unreadable
- * file is one problem); `env` defaults to the process environment.
+ * file is one problem); `env` defaults to the process environment, `options` are the loader's.
  */
 export async function readConfigFile(
   path: string,
   env: EnvLookup = (name) => Deno.env.get(name),
+  options: LoadOptions = {},
 ): Promise<GatewayConfig> {
   let text: string;
   try {
@@ -51,16 +52,22 @@ export async function readConfigFile(
     const why = err instanceof Deno.errors.NotFound ? "file not found" : "cannot be read";
     throw new ConfigError([{ path: "", line: 0, column: 0, message: why }], path);
   }
-  const result = loadConfig(text, env);
+  const result = loadConfig(text, env, options);
   if (!result.ok) throw new ConfigError(result.problems, path);
   return result.config;
 }
 
-/** Every secret value the gateway holds: downstream secrets and client API keys (all to be redacted). */
+/**
+ * Every secret value the gateway holds: downstream secrets, client and operator API keys (all to be
+ * redacted).
+ */
 export function secretValues(config: GatewayConfig): string[] {
   const values = new Set<string>();
   for (const d of config.downstreams) for (const v of Object.values(d.secrets)) values.add(v);
-  for (const c of config.clients) values.add(c.apiKey);
+  // An OAuth-only client has no key (an empty string, which is no secret to redact).
+  for (const c of config.clients) if (c.apiKey !== "") values.add(c.apiKey);
+  for (const o of config.operators) values.add(o.apiKey);
+  if (config.oauth?.introspection !== undefined) values.add(config.oauth.introspection.clientSecret);
   return [...values];
 }
 

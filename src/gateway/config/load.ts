@@ -23,6 +23,10 @@ import type {
   ServeMode,
 } from "./types.ts";
 import { child, type ConfigProblem, type Located, parseYaml, Reader } from "./yaml_tree.ts";
+import { loadOperators } from "./operators.ts";
+import { checkExposures, type EnvExposure } from "./exposure.ts";
+import { loadLimits } from "./limits.ts";
+import { loadOAuth, loadOAuthSubjects } from "./oauth.ts";
 
 /** Shortest accepted client API key. */
 export const MIN_API_KEY_LENGTH = 16;
@@ -59,8 +63,18 @@ export type EnvLookup = (name: string) => string | undefined;
 
 /** The outcome of loading: a configuration, or every problem found. */
 export type LoadResult =
-  | { readonly ok: true; readonly config: GatewayConfig }
-  | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
+  | {
+    readonly ok: true;
+    readonly config: GatewayConfig;
+    /** With `unset: "warning"`: each variable the file names that is not set (its key or secret is a stand-in). */
+    readonly warnings?: readonly ConfigProblem[];
+  }
+  | {
+    readonly ok: false;
+    readonly problems: readonly ConfigProblem[];
+    /** As on success (`unset: "warning"`): the variables that are not set. */
+    readonly warnings?: readonly ConfigProblem[];
+  };
 
 const TOP = [
   "mode",
@@ -72,12 +86,15 @@ const TOP = [
   "allowed_hosts",
   "call_timeout_ms",
   "clients",
+  "operators",
   "downstreams",
   "policy",
   "redaction",
   "audit",
   "breaker",
   "auth_rate_limit",
+  "limits",
+  "oauth",
 ] as const;
 const COMMON_DS = ["transport", "session_mode", "pool", "secrets", "call_timeout_ms"];
 const STDIO_DS = [...COMMON_DS, "command", "args", "env", "env_passthrough", "cwd"];
@@ -121,7 +138,24 @@ function optionalInt(r: Reader, at: Located, min: number, max: number, fallback:
   return r.present(at) ? (r.integer(at, min, max) ?? fallback) : fallback;
 }
 
+/**
+ * Loads that check the file without its secrets (`unset: "warning"`): the warnings, and the stand-in
+ * value each unset variable got (one per variable, so two entries naming one variable still agree).
+ */
+const LAX = new WeakMap<
+  Reader,
+  { readonly warnings: ConfigProblem[]; readonly standIns: Map<string, string> }
+>();
+
 function envValue(r: Reader, env: EnvLookup, at: Located, name: string, what: string): string | undefined {
+  const lax = LAX.get(r);
+  if (lax !== undefined && ENV_NAME.test(name) && (env(name) ?? "") === "") {
+    r.problems.add(at, `environment variable ${name} (${what}) is not set`);
+    lax.warnings.push(r.problems.list.pop()!);
+    let standIn = lax.standIns.get(name);
+    if (standIn === undefined) lax.standIns.set(name, standIn = unusableKey());
+    return standIn;
+  }
   if (!ENV_NAME.test(name)) {
     r.problems.add(at, `"${name}" is not an environment variable name`);
     return undefined;
@@ -134,13 +168,41 @@ function envValue(r: Reader, env: EnvLookup, at: Located, name: string, what: st
   return value;
 }
 
-function loadClients(r: Reader, env: EnvLookup, at: Located): { clients: ClientConfig[]; ids: Set<string> } {
+/** Options of {@link loadConfig}. */
+export interface LoadOptions {
+  /**
+   * `"ignored"`: client key variables are not read and need not be set (`--stdio`, where the operator
+   * names the client on the command line and no HTTP edge authenticates anyone); each client gets a
+   * random key no caller can know. Default `"required"`.
+   */
+  readonly clientKeys?: "required" | "ignored";
+  /**
+   * `"warning"`: a variable the file names (a key, a secret) that is not set is a warning, not a
+   * problem, and a stand-in value takes its place, so the file's shape and references can be checked
+   * without its secrets (`--check` in CI). Default `"problem"`.
+   */
+  readonly unset?: "problem" | "warning";
+}
+
+/** A random key standing in for a client key that is not read: 32 hex characters nobody can present. */
+function unusableKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+function loadClients(
+  r: Reader,
+  env: EnvLookup,
+  at: Located,
+  options: LoadOptions & { readonly oauth?: boolean } = {},
+): { clients: ClientConfig[]; ids: Set<string> } {
   const out: ClientConfig[] = [];
   const ids = new Set<string>();
   if (!r.present(at)) return { clients: out, ids };
   const keys = new Map<string, string>();
+  const subjects = new Map<string, string>();
   for (const item of r.list(at) ?? []) {
-    const entries = r.map(item, ["id", "api_key_env", "mode"]);
+    const entries = r.map(item, ["id", "api_key_env", "mode", "oauth_subjects"]);
     if (entries === undefined) continue;
     const modeAt = child(entries, item, "mode");
     const mode: ServeMode | undefined = r.present(modeAt) ? r.oneOf(modeAt, MODES) : undefined;
@@ -153,9 +215,31 @@ function loadClients(r: Reader, env: EnvLookup, at: Located): { clients: ClientC
     }
     if (id !== undefined) ids.add(id);
     const envAt = child(entries, item, "api_key_env");
+    const subjectsAt = child(entries, item, "oauth_subjects");
+    const oauthSubjects = loadOAuthSubjects(r, subjectsAt, id, subjects);
+    if (r.present(subjectsAt) && !options.oauth) {
+      r.problems.add(subjectsAt, "oauth_subjects needs an oauth: section");
+    }
+    const extra = {
+      ...(mode === undefined ? {} : { mode }),
+      ...(oauthSubjects === undefined ? {} : { oauthSubjects: Object.freeze(oauthSubjects) }),
+    };
+    if (!r.present(envAt) && r.present(subjectsAt)) {
+      // Signs in with OAuth only: an empty key, which no request can present.
+      if (id !== undefined && oauthSubjects !== undefined) {
+        out.push({ id, apiKeyEnv: "", apiKey: "", ...extra });
+      }
+      continue;
+    }
     const envName = r.string(envAt);
+    const ignored = options.clientKeys === "ignored";
+    if (ignored && envName !== undefined && !ENV_NAME.test(envName)) {
+      r.problems.add(envAt, `"${envName}" is not an environment variable name`);
+    }
     const key = envName === undefined
       ? undefined
+      : ignored
+      ? unusableKey()
       : envValue(r, env, envAt, envName, `API key of client ${id}`);
     if (key !== undefined && (key.length < MIN_API_KEY_LENGTH || !KEY_CHARS.test(key))) {
       r.problems.add(
@@ -167,7 +251,7 @@ function loadClients(r: Reader, env: EnvLookup, at: Located): { clients: ClientC
       r.problems.add(envAt, `client ${id} has the same API key as client ${keys.get(key)}`);
     } else if (key !== undefined && id !== undefined) {
       keys.set(key, id);
-      out.push({ id, apiKeyEnv: envName!, apiKey: key, ...(mode === undefined ? {} : { mode }) });
+      out.push({ id, apiKeyEnv: envName!, apiKey: key, ...extra });
     }
   }
   return { clients: out, ids };
@@ -201,7 +285,13 @@ function loadSecrets(
   return { secrets, secretEnv };
 }
 
-function loadDownstream(r: Reader, env: EnvLookup, name: string, at: Located): DownstreamConfig | undefined {
+function loadDownstream(
+  r: Reader,
+  env: EnvLookup,
+  name: string,
+  at: Located,
+  exposures: EnvExposure[] = [],
+): DownstreamConfig | undefined {
   if (!DOWNSTREAM_NAME.test(name) || !isValidDownstreamName(name)) {
     r.problems.add(
       at,
@@ -244,6 +334,13 @@ function loadDownstream(r: Reader, env: EnvLookup, name: string, at: Located): D
     const cwdAt = child(entries, at, "cwd");
     const cwd = r.present(cwdAt) ? r.string(cwdAt) : undefined;
     const s = loadSecrets(r, env, child(entries, at, "secrets"), name, ENV_NAME, "environment variable name");
+    exposures.push({
+      downstream: name,
+      passAt,
+      passthrough: passthrough.filter((p) => ENV_NAME.test(p)),
+      envAt,
+      env: extra,
+    });
     if (command === undefined) return undefined;
     return Object.freeze({
       ...base,
@@ -469,7 +566,7 @@ function loadHosts(r: Reader, at: Located): string[] {
  * Validates YAML text. `env` reads the variables the file names (API keys, secrets); nothing else of the
  * environment is consulted. Problems are ordered by position in the file.
  */
-export function loadConfig(text: string, env: EnvLookup): LoadResult {
+export function loadConfig(text: string, env: EnvLookup, options: LoadOptions = {}): LoadResult {
   const parsed = parseYaml(text);
   const r = new Reader(parsed);
   const root = parsed.root;
@@ -477,6 +574,9 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
     if (parsed.problems.list.length === 0) r.problems.add(root, "the configuration is empty");
     return { ok: false, problems: parsed.problems.list };
   }
+  const lax = options.unset === "warning" ? { warnings: [], standIns: new Map<string, string>() } : undefined;
+  if (lax !== undefined) LAX.set(r, lax);
+  const exposures: EnvExposure[] = [];
   const top = r.map(root, TOP);
   const at = (key: (typeof TOP)[number]) => child(top, root, key);
   const modeAt = at("mode");
@@ -488,15 +588,34 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
   const allowedOrigins = loadOrigins(r, at("allowed_origins"));
   const allowedHosts = loadHosts(r, at("allowed_hosts"));
   const callTimeoutMs = optionalInt(r, at("call_timeout_ms"), 1, 3_600_000, DEFAULTS.callTimeoutMs);
-  const { clients, ids: clientIds } = loadClients(r, env, at("clients"));
+  const oauth = loadOAuth(r, at("oauth"), (a, name, what) => envValue(r, env, a, name, what));
+  const { clients, ids: clientIds } = loadClients(r, env, at("clients"), {
+    ...options,
+    oauth: r.present(at("oauth")),
+  });
+  const keyed = clients.filter((c) => c.apiKey !== "");
+  const operators = loadOperators(r, at("operators"), {
+    // Like client keys: not read when clients' are not (--stdio serves no metrics).
+    keyOf: (keyAt, name, what) =>
+      options.clientKeys === "ignored" ? unusableKey() : envValue(r, env, keyAt, name, what),
+    minKeyLength: MIN_API_KEY_LENGTH,
+    clients: keyed,
+  });
   const downstreams: DownstreamConfig[] = [];
   const names = new Set<string>();
   const dsAt = at("downstreams");
   for (const [name, dAt] of r.map(dsAt) ?? []) {
     names.add(name);
-    const ds = loadDownstream(r, env, name, dAt);
+    const ds = loadDownstream(r, env, name, dAt, exposures);
     if (ds !== undefined) downstreams.push(ds);
   }
+  const standIns = new Set(lax?.standIns.values());
+  checkExposures(r, env, exposures, {
+    clients: keyed,
+    operators,
+    downstreams,
+    known: (value) => !standIns.has(value),
+  });
   // Ids of clients whose entry had other problems still count as known for the policy section.
   const policyClients = loadPolicy(r, at("policy"), clientIds, names);
   const redaction = loadRedaction(r, at("redaction"));
@@ -525,11 +644,18 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
       DEFAULTS.authRateLimit.refillPerMinute,
     ),
   });
+  const limits = loadLimits(r, at("limits"), { clients: clientIds, downstreams: names });
   if (listen !== undefined && !listen.loopback && clientIds.size === 0) {
     r.problems.add(at("listen"), `a non-loopback address (${listen.host}) needs at least one client`);
   }
   const problems = [...parsed.problems.list].sort((a, b) => a.line - b.line || a.column - b.column);
-  if (problems.length > 0 || listen === undefined) return { ok: false, problems };
+  if (problems.length > 0 || listen === undefined) {
+    return {
+      ok: false,
+      problems,
+      ...(lax === undefined ? {} : { warnings: Object.freeze([...lax.warnings]) }),
+    };
+  }
   const config: GatewayConfig = {
     mode,
     codemode,
@@ -540,12 +666,19 @@ export function loadConfig(text: string, env: EnvLookup): LoadResult {
     allowedHosts: Object.freeze(allowedHosts),
     callTimeoutMs,
     clients: Object.freeze(clients.map((c) => Object.freeze(c))),
+    operators: Object.freeze(operators),
     downstreams: Object.freeze(downstreams),
     policy: Object.freeze({ default: "deny", clients: Object.freeze(policyClients) }),
     redaction,
     audit,
     breaker,
     authRateLimit,
+    ...(limits === undefined ? {} : { limits }),
+    ...(oauth === undefined ? {} : { oauth }),
   };
-  return { ok: true, config: Object.freeze(config) };
+  return {
+    ok: true,
+    config: Object.freeze(config),
+    ...(lax === undefined ? {} : { warnings: Object.freeze([...lax.warnings]) }),
+  };
 }

@@ -18,6 +18,7 @@ export type {
   GatewayConfig,
   HttpDownstreamConfig,
   ListenAddress,
+  OperatorConfig,
   PolicyConfig,
   RedactionConfig,
   RedactionPatternConfig,
@@ -30,8 +31,10 @@ export {
   DEFAULTS,
   type EnvLookup,
   loadConfig,
+  type LoadOptions,
   type LoadResult,
   MIN_API_KEY_LENGTH,
   MIN_SECRET_LENGTH,
 } from "./load.ts";
+export { subjectMap } from "./oauth.ts";
 export { ConfigError, formatProblems, readConfigFile, sameDownstream, secretValues } from "./helpers.ts";

@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { OAuthSettings } from "../../auth/mod.ts";
+import type { LimitsSettings } from "../../limits/mod.ts";
 
 /** A host and port to listen on. */
 export interface ListenAddress {
@@ -46,7 +48,7 @@ export interface CodeModeLimitsConfig {
   readonly maxSearchResults?: number;
   /** Concurrent executions (sandbox slots) of the whole gateway. */
   readonly maxConcurrentExecutions?: number;
-  /** Allocation the engine may charge in one execution (also the sandbox process's heap cap). */
+  /** Allocation the engine may charge in one execution (a sandbox process's heap cap is 4 × it + 64 MiB). */
   readonly maxMemoryBytes?: number;
   /** Largest Starlark int in bits. */
   readonly maxIntBits?: number;
@@ -58,9 +60,21 @@ export interface ClientConfig {
   readonly id: string;
   /** Overrides the top-level `mode` for this client. */
   readonly mode?: ServeMode;
+  /** The environment variable the key was read from (empty for a client that signs in with OAuth only). */
+  readonly apiKeyEnv: string;
+  /** The API key itself (secret: never log it; empty, which no request can present, for OAuth only). */
+  readonly apiKey: string;
+  /** OAuth token subjects (the `oauth.subject_claim` values) that sign in as this client. */
+  readonly oauthSubjects?: readonly string[];
+}
+
+/** An operator: may read operator data (`/metrics`), never call tools. */
+export interface OperatorConfig {
+  /** The operator's id (for the operator log). */
+  readonly id: string;
   /** The environment variable the key was read from. */
   readonly apiKeyEnv: string;
-  /** The API key itself (secret: never log it). */
+  /** The API key itself (secret: never log it; never equal to a client key). */
   readonly apiKey: string;
 }
 
@@ -217,6 +231,8 @@ export interface GatewayConfig {
   readonly callTimeoutMs: number;
   /** The clients, in file order. */
   readonly clients: readonly ClientConfig[];
+  /** The operators, who alone may read `/metrics` on the main listener (their keys are no client's). */
+  readonly operators: readonly OperatorConfig[];
   /** The downstreams, in file order. */
   readonly downstreams: readonly DownstreamConfig[];
   /** The policy. */
@@ -229,4 +245,8 @@ export interface GatewayConfig {
   readonly breaker: BreakerConfig;
   /** Failed-authentication rate limit (default 10 in a row, then 10 a minute). */
   readonly authRateLimit: AuthRateLimitConfig;
+  /** Rate limits, concurrency caps and quotas of calls (absent: none). */
+  readonly limits?: LimitsSettings;
+  /** OAuth 2.1 bearer tokens accepted besides API keys (absent: API keys only). */
+  readonly oauth?: OAuthSettings;
 }

@@ -77,6 +77,13 @@ export interface CallTrace {
   truncated: boolean;
   /** The most severe breaker state seen (open > half_open > closed). */
   breakerState: BreakerState;
+  /** Set by the limits stage when a limit refused the call: the audited decision and the rule. */
+  limited?: {
+    readonly decision: "rate_limited" | "quota_exceeded" | "concurrency_limited" | "limits_unavailable";
+    readonly rule: string;
+  };
+  /** Set by the limits stage when the limits store failed for this call. */
+  limitStoreError?: boolean;
 }
 
 /** A fresh trace. */

@@ -14,7 +14,12 @@ export type ReasonCode =
   /** A deny rule matched, overriding any allow rule (most restrictive wins). */
   | "denied_explicit"
   /** Policy allowed the tool; the argument-level authorizer (Rego) denied this call, or failed. */
-  | "denied_authz";
+  | "denied_authz"
+  /**
+   * Policy would allow the name (an allow pattern such as `memory__*` matched), but no such tool is in
+   * the catalog. The client is answered exactly as for a denied tool; only the audit tells them apart.
+   */
+  | "not_found";
 
 /** Every reason code. */
 export const REASON_CODES: readonly ReasonCode[] = Object.freeze([
@@ -22,6 +27,7 @@ export const REASON_CODES: readonly ReasonCode[] = Object.freeze([
   "denied_default",
   "denied_explicit",
   "denied_authz",
+  "not_found",
 ]);
 
 /** The outcome of evaluating a client's access to a tool. Immutable. */
@@ -36,6 +42,7 @@ const ALLOWED: Decision = Object.freeze({ allow: true, reason: "allowed" });
 const DENIED_DEFAULT: Decision = Object.freeze({ allow: false, reason: "denied_default" });
 const DENIED_EXPLICIT: Decision = Object.freeze({ allow: false, reason: "denied_explicit" });
 const DENIED_AUTHZ: Decision = Object.freeze({ allow: false, reason: "denied_authz" });
+const NOT_FOUND: Decision = Object.freeze({ allow: false, reason: "not_found" });
 
 /**
  * The zero value of a decision: a denial by default. Anything that has no decision (a call rejected
@@ -49,12 +56,17 @@ export function allowed(): Decision {
   return ALLOWED;
 }
 
-/** A denial with its reason (`denied_default`, `denied_explicit` or `denied_authz`). */
+/**
+ * A refusal with its reason (`denied_default`, `denied_explicit`, `denied_authz`, or `not_found` for a
+ * name policy would allow but that no tool has).
+ */
 export function denied(reason: Exclude<ReasonCode, "allowed"> = "denied_default"): Decision {
   return reason === "denied_explicit"
     ? DENIED_EXPLICIT
     : reason === "denied_authz"
     ? DENIED_AUTHZ
+    : reason === "not_found"
+    ? NOT_FOUND
     : DENIED_DEFAULT;
 }
 
@@ -67,6 +79,8 @@ export function decisionOrZero(d: Decision | undefined | null): Decision {
     ? DENIED_EXPLICIT
     : d.reason === "denied_authz"
     ? DENIED_AUTHZ
+    : d.reason === "not_found"
+    ? NOT_FOUND
     : DENIED_DEFAULT;
 }
 

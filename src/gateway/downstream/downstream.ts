@@ -45,6 +45,11 @@ export interface DownstreamOptions {
   readonly startTimeoutMs?: number;
   /** Receives stdio children's stderr (default: dropped, it may carry secrets). */
   readonly onStderr?: (name: string, chunk: Uint8Array) => void;
+  /**
+   * The result size cap (`max_result_bytes`), read per answer: enforced while an answer is read, so no
+   * answer is ever held whole past it (default: none at this layer).
+   */
+  readonly maxResultBytes?: () => number;
 }
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
@@ -133,6 +138,8 @@ export class Downstream {
       const holder: { slot?: Slot } = {};
       const session = await DownstreamSession.open(this.spec, {
         hostEnv: this.#options.hostEnv,
+        perClient: this.#perClient,
+        maxResultBytes: this.#options.maxResultBytes,
         onToolsChanged: () => {
           if (holder.slot !== undefined) this.#refresh(holder.slot);
         },

@@ -155,6 +155,7 @@ export class DownstreamRegistry implements Dispatcher {
       clientId: call.client.id,
       signal: ctx.signal,
       onNotification: (n) => ctx.notify({ method: n.method, params: n.params as JsonObject }),
+      onTruncated: () => (ctx.trace.truncated = true),
     });
     return makeResult(payload as JsonObject);
   }

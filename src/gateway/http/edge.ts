@@ -1,14 +1,17 @@
 /**
  * The gateway's HTTP edge: a `fetch`-style handler serving the client MCP endpoint over Streamable HTTP
  * (stateless, so any replica can answer any request; see `streamable.ts`), `/healthz` without
- * authentication, and `/metrics` behind a client key (unless a separate metrics listener serves it).
+ * authentication, and `/metrics` behind an operator key (unless a separate metrics listener serves it);
+ * a client key opens no operator data.
  * Every check happens before the body is read, and the body is read against a byte cap and a deadline,
  * never buffered beyond the cap.
  *
  * @module
  */
+import { type AuthRefusal, type OAuthResource, RequestAuthenticator } from "../../auth/mod.ts";
 import { type AuditRecord, authFailureRecord, type Identity } from "../domain/mod.ts";
-import { bearerToken, type ClientKeys, type HostCheck, type OriginCheck } from "./auth.ts";
+import { type ConsoleRequestContext, isConsolePath } from "../../console/mod.ts";
+import { bearerToken, ClientKeys, type HostCheck, type OriginCheck } from "./auth.ts";
 import type { ClientServerOptions, ClientSurface } from "./mcp_server.ts";
 import type { FailureLimiter } from "./ratelimit.ts";
 import { rpcError, StreamableEndpoint } from "./streamable.ts";
@@ -23,7 +26,17 @@ export interface EdgeSettings {
   readonly origins: OriginCheck;
   /** Failed authentications per remote address (absent: unlimited). */
   readonly authLimit?: FailureLimiter;
+  /** The operator keys, the only keys `/metrics` accepts (absent: none, so `/metrics` answers 401). */
+  readonly operators?: ClientKeys;
+  /**
+   * OAuth 2.1 bearer tokens accepted on the MCP endpoint besides the client keys, and the RFC 9728
+   * metadata served for them (absent: keys only). Never accepted on `/metrics`.
+   */
+  readonly oauth?: OAuthResource;
 }
+
+/** No key at all: `/metrics` without configured operators refuses everyone alike. */
+const NO_OPERATORS = new ClientKeys([]);
 
 /** What `Deno.serve` tells a handler about the connection (only the peer's address is used). */
 export interface ConnectionInfo {
@@ -47,17 +60,31 @@ export interface EdgeOptions extends ClientServerOptions {
   readonly settings: EdgeSettings;
   /** Receives the record of each failed authentication (the presented key is never in it). */
   readonly audit: (record: AuditRecord) => Promise<void>;
-  /** Serves `/metrics` to any configured client when set (leave unset when `metrics_listen` serves it). */
+  /**
+   * Serves `/metrics` to operators (their keys are in the settings) when set; a client key is refused
+   * like no key. Leave unset when `metrics_listen` serves it.
+   */
   readonly metrics?: MetricsSource;
   /**
    * The gateway's health for `/healthz`: `degraded` (503) while the code-mode sandbox pool holds a slot
    * with a sandbox that did not stop when asked, so an orchestrator can replace the replica. Default ok.
    */
   readonly health?: () => "ok" | "degraded";
+  /**
+   * The call limits' store health for `/healthz`: `degraded` while the store fails (the body says so,
+   * with status 200 unless `health` is degraded too: the store is shared, this replica is fine).
+   */
+  readonly limitsHealth?: () => "ok" | "degraded";
   /** Called on each failed authentication (metrics). */
   readonly onAuthFailure?: () => void;
   /** Called on each request refused because its address failed to authenticate too often (metrics). */
   readonly onRateLimited?: () => void;
+  /** Called for each notification dropped because its client did not read it fast enough (metrics). */
+  readonly onNotificationDropped?: (clientId: string) => void;
+  /** The operator console, served under `/console` when set. */
+  readonly console?: {
+    handle(request: Request, context: ConsoleRequestContext): Promise<Response>;
+  };
   /** The MCP endpoint path (default `/mcp`). */
   readonly path?: string;
   /** Largest request body in bytes (default 1 MiB). */
@@ -247,12 +274,23 @@ export class HttpEdge {
         return rpcError(405, -32600, "method not allowed", { allow: "GET, HEAD" });
       }
       const status = this.#options.health?.() ?? "ok";
-      return new Response(request.method === "HEAD" ? null : `{"status":"${status}"}`, {
+      // A failing limits store is shared by every replica: replacing this one would not help, and taking
+      // every replica out of a load balancer would refuse even what on_store_error allows. Reported, 200.
+      const limits = this.#options.limitsHealth?.() ?? "ok";
+      const body = limits === "ok" ? `{"status":"${status}"}` : `{"status":"degraded","limits":"degraded"}`;
+      return new Response(request.method === "HEAD" ? null : body, {
         status: status === "ok" ? 200 : 503,
         headers: JSON_TYPE,
       });
     }
     const settings = this.#settings;
+    // Public by design (RFC 9728): how to get a token is no secret, and a client has none yet.
+    if (settings.oauth?.metadata.serves(url.pathname)) {
+      return settings.oauth.metadata.response(request.method);
+    }
+    if (this.#options.console !== undefined && isConsolePath(url.pathname)) {
+      return await this.handleConsole(request, info);
+    }
     const isMetrics = url.pathname === "/metrics" && this.#options.metrics !== undefined;
     if (url.pathname !== this.#path && !isMetrics) return rpcError(404, -32600, "not found");
     // Deno.serve builds the URL from the Host header; a Request made in-process has only the URL.
@@ -287,13 +325,26 @@ export class HttpEdge {
         "retry-after": String(Number.isFinite(wait) ? Math.max(1, Math.ceil(wait / 1000)) : 3600),
       });
     }
-    const identity = await this.#authenticate(request, settings, address);
-    if (identity === undefined) {
-      return rpcError(401, -32001, "unauthorized: a valid bearer API key is required", {
+    // Metrics are operator data: only an operator key opens them, and a client key fails exactly like
+    // a wrong one (same status, body and headers), so it learns nothing there.
+    const keys = isMetrics ? settings.operators ?? NO_OPERATORS : settings.keys;
+    const oauth = isMetrics ? undefined : settings.oauth;
+    const outcome = await this.#authenticate(request, settings, keys, address, oauth);
+    if (!outcome.ok) {
+      if (oauth === undefined || outcome.refusal === undefined) {
+        return rpcError(401, -32001, "unauthorized: a valid bearer API key is required", {
+          ...cors,
+          "www-authenticate": 'Bearer realm="mcp-gateway"',
+        });
+      }
+      const { refusal } = outcome;
+      const message = refusal.status === 403 ? "forbidden" : "unauthorized";
+      return rpcError(refusal.status, -32001, `${message}: ${refusal.reason}`, {
         ...cors,
-        "www-authenticate": 'Bearer realm="mcp-gateway"',
+        "www-authenticate": oauth.metadata.challenge(refusal),
       });
     }
+    const identity = outcome.identity;
     if (isMetrics) {
       if (request.method !== "GET") return rpcError(405, -32600, "method not allowed", { allow: "GET" });
       const m = this.#options.metrics!;
@@ -309,30 +360,85 @@ export class HttpEdge {
     return await this.#serveMcp(request, identity, cors);
   };
 
+  /**
+   * Serves the operator console (`/console...`), on this listener or the metrics one: the Host check
+   * of the MCP endpoint, then the console's own operator sessions. A failed console login counts like
+   * any failed authentication (rate limit, metrics, audit). Not found without a console.
+   */
+  readonly handleConsole = async (request: Request, info?: ConnectionInfo): Promise<Response> => {
+    const consolePage = this.#options.console;
+    const settings = this.#settings;
+    const url = new URL(request.url);
+    if (consolePage === undefined || !isConsolePath(url.pathname)) return rpcError(404, -32600, "not found");
+    if (!settings.hosts.allows(request.headers.get("host") ?? url.host)) {
+      return rpcError(403, -32600, "forbidden: Host not allowed");
+    }
+    const address = info?.remoteAddr?.transport === "tcp" ? info.remoteAddr.hostname : undefined;
+    return await consolePage.handle(request, {
+      operators: settings.operators ?? NO_OPERATORS,
+      retryAfterMs: () => address === undefined ? 0 : settings.authLimit?.retryAfterMs(address) ?? 0,
+      failed: async () => {
+        this.#options.onAuthFailure?.();
+        const limited = address !== undefined && settings.authLimit?.fail(address) === true;
+        await this.#options.audit(
+          limited
+            ? authFailureRecord(new Date(), 0, "rate limited", "rate_limited", address)
+            : authFailureRecord(new Date(), 0, "console login failed", undefined, address),
+        ).catch(() => {});
+      },
+      secure: url.protocol === "https:",
+    });
+  };
+
   async #authenticate(
     request: Request,
     settings: EdgeSettings,
+    keys: ClientKeys,
     address: string | undefined,
-  ): Promise<Identity | undefined> {
+    oauth: OAuthResource | undefined,
+  ): Promise<{ ok: true; identity: Identity } | { ok: false; refusal?: AuthRefusal }> {
     const started = performance.now();
-    const token = bearerToken(request.headers.get("authorization"));
-    // A missing token is still compared (against an empty string), so a request without one takes
-    // the same path and time as one with a wrong key.
-    const identity = settings.keys.check(token ?? "");
-    if (identity !== undefined && token !== undefined) return identity;
+    let refusal: AuthRefusal | undefined;
+    if (oauth === undefined) {
+      const token = bearerToken(request.headers.get("authorization"));
+      // A missing token is still compared (against an empty string), so a request without one takes
+      // the same path and time as one with a wrong key.
+      const identity = keys.check(token ?? "");
+      if (identity !== undefined && token !== undefined) return { ok: true, identity };
+    } else {
+      // Keys first (compared for every request), then a JWT; a token never reaches audit or a downstream.
+      const outcome = await new RequestAuthenticator({
+        apiKeys: (t) => keys.check(t)?.id,
+        oauth: oauth.authenticator,
+      }).verifyHeader(request.headers.get("authorization"));
+      if (outcome.ok) return { ok: true, identity: Object.freeze({ id: outcome.identity.id }) };
+      refusal = outcome.refusal;
+    }
     this.#options.onAuthFailure?.();
     // The failure that empties its address's bucket is recorded as the moment the address got limited.
     const limited = address !== undefined && settings.authLimit?.fail(address) === true;
     try {
       await this.#options.audit(
         limited
-          ? authFailureRecord(new Date(), performance.now() - started, "rate limited", "rate_limited")
-          : authFailureRecord(new Date(), performance.now() - started),
+          ? authFailureRecord(
+            new Date(),
+            performance.now() - started,
+            "rate limited",
+            "rate_limited",
+            address,
+          )
+          : authFailureRecord(
+            new Date(),
+            performance.now() - started,
+            refusal === undefined ? undefined : `${refusal.kind}: ${refusal.reason}`,
+            undefined,
+            address,
+          ),
       );
     } catch {
       // The request is refused either way; an unwritable audit is counted by the writer.
     }
-    return undefined;
+    return { ok: false, refusal };
   }
 
   async #serveMcp(request: Request, identity: Identity, cors: Record<string, string>): Promise<Response> {

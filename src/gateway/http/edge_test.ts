@@ -20,6 +20,7 @@ import { HttpEdge, readCappedBody } from "./edge.ts";
 
 const ALICE = "alice-key-0123456789abcdef";
 const BOB = "bob-key-fedcba9876543210xx";
+const OPS = "ops-key-5a5a5a5a5a5a5a5a5a";
 
 const FULL = new Catalog(
   Array.from({ length: 7 }, (_, i) =>
@@ -68,6 +69,7 @@ function makeEdge(
     surface,
     settings: {
       keys: new ClientKeys([{ id: "alice", apiKey: ALICE }, { id: "bob", apiKey: BOB }]),
+      operators: new ClientKeys([{ id: "ops", apiKey: OPS }]),
       hosts: new HostCheck(true),
       origins: new OriginCheck(["https://app.example.com"]),
     },
@@ -181,7 +183,7 @@ Deno.test("HTTP edge: /healthz is 503 while the code-mode sandbox pool is degrad
   assert.deepEqual(await up.json(), { status: "ok" });
 });
 
-Deno.test("HTTP edge: Host and Origin checks, healthz, metrics behind a key, methods", async () => {
+Deno.test("HTTP edge: Host and Origin checks, healthz, metrics behind an operator key, methods", async () => {
   const edge = makeEdge();
   assert.equal((await edge.handle(post("{}", { host: "evil.example:8790" }))).status, 403);
   assert.equal((await edge.handle(post("{}", { origin: "https://evil.example" }))).status, 403);
@@ -193,9 +195,17 @@ Deno.test("HTTP edge: Host and Origin checks, healthz, metrics behind a key, met
   );
   assert.equal(anon.status, 401);
   await anon.body?.cancel();
-  const metrics = await edge.handle(
+  // A client key opens no operator data: refused exactly like no key.
+  const client = await edge.handle(
     new Request("http://127.0.0.1:8790/metrics", {
       headers: { host: "127.0.0.1", authorization: `Bearer ${BOB}` },
+    }),
+  );
+  assert.equal(client.status, 401);
+  await client.body?.cancel();
+  const metrics = await edge.handle(
+    new Request("http://127.0.0.1:8790/metrics", {
+      headers: { host: "127.0.0.1", authorization: `Bearer ${OPS}` },
     }),
   );
   assert.equal(metrics.status, 200);

@@ -40,3 +40,4 @@ export {
   RpcError,
   UNKNOWN_TOOL_MESSAGE,
 } from "./mcp_server.ts";
+export { serveStdioClient, type StdioClientOptions, type StdioClientSession } from "./stdio.ts";

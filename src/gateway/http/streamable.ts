@@ -33,7 +33,21 @@ import {
 export interface EndpointOptions extends ClientServerOptions {
   /** The pipeline entry and per-client listing. */
   readonly surface: ClientSurface;
+  /**
+   * Bytes of notifications one call may have waiting for its client to read them (default 1 MiB); past
+   * it, notifications are dropped (the result itself is always queued).
+   */
+  readonly maxQueuedPerCallBytes?: number;
+  /** Bytes of notifications all of one client's calls may have waiting together (default 4 MiB). */
+  readonly maxQueuedPerClientBytes?: number;
+  /** Called for each notification dropped because its client does not read fast enough (metrics). */
+  readonly onNotificationDropped?: (clientId: string) => void;
 }
+
+/** The default bound on one call's unread notifications. */
+const DEFAULT_QUEUED_PER_CALL = 1024 * 1024;
+/** The default bound on one client's unread notifications, over all of its calls. */
+const DEFAULT_QUEUED_PER_CLIENT = 4 * 1024 * 1024;
 
 /** One incoming message, classified by the JSON-RPC 2.0 rules MCP uses. */
 export type Incoming =
@@ -106,12 +120,55 @@ export class StreamableEndpoint {
   readonly #surface: ClientSurface;
   readonly #pageSize: number;
   readonly #serverInfo: { name: string; version: string };
+  readonly #perCall: number;
+  readonly #perClient: number;
+  readonly #onDropped: ((clientId: string) => void) | undefined;
+  /** The open answer streams of each client, to bound what a client leaves unread over all its calls. */
+  readonly #streams = new Map<string, Set<ReadableStreamDefaultController<Uint8Array>>>();
+  #dropped = 0;
 
   /** Creates the endpoint. */
   constructor(options: EndpointOptions) {
     this.#surface = options.surface;
+    this.#perCall = Math.max(1, options.maxQueuedPerCallBytes ?? DEFAULT_QUEUED_PER_CALL);
+    this.#perClient = Math.max(1, options.maxQueuedPerClientBytes ?? DEFAULT_QUEUED_PER_CLIENT);
+    this.#onDropped = options.onNotificationDropped;
     this.#pageSize = Math.max(1, options.pageSize ?? 100);
     this.#serverInfo = { name: options.name ?? "codemode-gateway", version: options.version ?? "0.1.0" };
+  }
+
+  /** Notifications dropped so far because their client did not read them fast enough. */
+  get droppedNotifications(): number {
+    return this.#dropped;
+  }
+
+  /** Bytes queued and not yet read by the client on its open answer streams. */
+  #queuedFor(clientId: string): number {
+    let total = 0;
+    for (const c of this.#streams.get(clientId) ?? []) {
+      total += this.#perCall - (c.desiredSize ?? this.#perCall);
+    }
+    return total;
+  }
+
+  /** Whether an event of `bytes` may be queued on `stream` (undefined: a stream not yet opened). */
+  #admits(clientId: string, stream: ReadableStreamDefaultController<Uint8Array> | undefined, bytes: number) {
+    const own = stream === undefined ? 0 : this.#perCall - (stream.desiredSize ?? this.#perCall);
+    if (own + bytes <= this.#perCall && this.#queuedFor(clientId) + bytes <= this.#perClient) return true;
+    this.#dropped++;
+    this.#onDropped?.(clientId);
+    return false;
+  }
+
+  #track(clientId: string, stream: ReadableStreamDefaultController<Uint8Array>, open: boolean): void {
+    let set = this.#streams.get(clientId);
+    if (open) {
+      if (set === undefined) this.#streams.set(clientId, set = new Set());
+      set.add(stream);
+    } else if (set !== undefined) {
+      set.delete(stream);
+      if (set.size === 0) this.#streams.delete(clientId);
+    }
   }
 
   /**
@@ -239,27 +296,37 @@ export class StreamableEndpoint {
         // Nobody reads this answer; it ends the handler without waiting for the call to unwind.
         resolve(rpcError(400, -32600, "client closed the request", headers));
       };
-      const write = (message: object) => {
+      const write = (event: Uint8Array) => {
         try {
-          stream!.enqueue(sseEvent(message));
+          stream!.enqueue(event);
         } catch {
           // The client cancelled the stream; its call is being cancelled too.
         }
       };
+      const untrack = () => {
+        if (stream !== undefined) this.#track(client.id, stream, false);
+      };
       const send = (n: ClientNotification) => {
         if (done || abort.signal.aborted) return;
-        const message = { jsonrpc: "2.0", method: n.method, params: n.params };
+        const event = sseEvent({ jsonrpc: "2.0", method: n.method, params: n.params });
+        // A client that does not read its stream must not grow the gateway: past the bounds of this
+        // call and of this client, notifications are dropped (and counted).
+        if (!this.#admits(client.id, stream, event.length)) return;
         if (stream === undefined) {
           const body = new ReadableStream<Uint8Array>({
             start: (controller) => {
               stream = controller;
             },
-            cancel: gone,
-          });
-          write(message);
+            cancel: () => {
+              untrack();
+              gone();
+            },
+          }, new ByteLengthQueuingStrategy({ highWaterMark: this.#perCall }));
+          this.#track(client.id, stream!, true);
+          write(event);
           resolve(new Response(body, { headers: { ...SSE_HEADERS, ...headers } }));
         } else {
-          write(message);
+          write(event);
         }
       };
       request.signal.addEventListener("abort", gone, { once: true });
@@ -279,7 +346,8 @@ export class StreamableEndpoint {
           resolve(this.#json(id, answer, headers));
           return;
         }
-        write({ jsonrpc: "2.0", id, ...answer });
+        write(sseEvent({ jsonrpc: "2.0", id, ...answer }));
+        untrack();
         try {
           stream.close();
         } catch {

@@ -44,6 +44,7 @@ export class GatewayMetrics {
   readonly #auditUnwritable: Counter;
   readonly #authFailures: Counter;
   readonly #rateLimited: Counter;
+  readonly #notificationsDropped: Counter;
 
   /** Creates the metrics; `downstreams` and `clients` bound the label values (see {@link setKnown}). */
   constructor(known: { downstreams?: Iterable<string>; clients?: Iterable<string> } = {}) {
@@ -119,6 +120,11 @@ export class GatewayMetrics {
       help: "Requests refused unread because their address failed to authenticate too often.",
       registers,
     });
+    this.#notificationsDropped = new Counter({
+      name: "gateway_notifications_dropped_total",
+      help: "Notifications dropped because their client did not read them fast enough (queue bounds).",
+      registers,
+    });
   }
 
   /**
@@ -171,9 +177,13 @@ export class GatewayMetrics {
     return this.#downstreams.has(name) ? name : UNKNOWN_LABEL;
   }
 
-  /** One completed call (the pipeline's observer hook). */
+  /**
+   * One completed call (the pipeline's observer hook). A denied call is labelled like one to a missing
+   * downstream (`_unknown`): which downstreams exist beyond a client's policy is not its to learn, and
+   * the label must not tell them apart.
+   */
   observeCall(record: AuditRecord, info: { downstream: string; errorCode?: GatewayErrorCode }): void {
-    const ds = this.#ds(info.downstream);
+    const ds = record.allowed ? this.#ds(info.downstream) : UNKNOWN_LABEL;
     const client = this.#clients.has(record.client_id) ? record.client_id : UNKNOWN_LABEL;
     const outcome = info.errorCode ?? (record.truncated ? "oversized" : "ok");
     this.#calls.inc({ client, downstream: ds, decision: record.decision, outcome });
@@ -217,6 +227,58 @@ export class GatewayMetrics {
   /** Counts a request refused by the failed-authentication rate limit. */
   rateLimited(): void {
     this.#rateLimited.inc();
+  }
+
+  /** Counts a notification dropped because its client's queue was full. */
+  notificationDropped(): void {
+    this.#notificationsDropped.inc();
+  }
+
+  #limits?: {
+    readonly refused: Counter<"rule" | "limit">;
+    readonly storeErrors: Counter<"action">;
+  };
+
+  /**
+   * Registers the call limits' metrics: `gateway_limit_refusals_total{rule,limit}` (calls a limit rule
+   * refused), `gateway_limit_store_errors_total{action}` (checks the store could not answer, by what
+   * `on_store_error` did) and `gateway_limits_degraded` (1 while the store is failing), read at each
+   * scrape. Call once.
+   */
+  watchLimits(health: () => "ok" | "degraded" | undefined): void {
+    const registers = [this.#registry];
+    this.#limits = {
+      refused: new Counter({
+        name: "gateway_limit_refusals_total",
+        help: "Authorized calls refused by a limit rule, by rule name and limit (rate, concurrency, quota).",
+        labelNames: ["rule", "limit"] as const,
+        registers,
+      }),
+      storeErrors: new Counter({
+        name: "gateway_limit_store_errors_total",
+        help: "Limit checks the store could not answer in time, by what on_store_error did (deny, allow).",
+        labelNames: ["action"] as const,
+        registers,
+      }),
+    };
+    new Gauge({
+      name: "gateway_limits_degraded",
+      help: "1 while the limits store is failing (calls follow on_store_error), else 0.",
+      registers,
+      collect() {
+        this.set(health() === "degraded" ? 1 : 0);
+      },
+    });
+  }
+
+  /** A limit rule (a configured name: bounded) refused a call. */
+  limitRefused(rule: string, limit: "rate" | "concurrency" | "quota"): void {
+    this.#limits?.refused.inc({ rule, limit });
+  }
+
+  /** The limits store could not answer a check; `action` is what the call got. */
+  limitStoreError(action: "deny" | "allow"): void {
+    this.#limits?.storeErrors.inc({ action });
   }
 
   /** Removes the series of a downstream that a reload removed. */

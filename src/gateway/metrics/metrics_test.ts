@@ -47,7 +47,7 @@ Deno.test("metrics: calls, latency, redactions and outcomes from real observatio
   );
   assert.equal(
     v.get(
-      'gateway_calls_total{client="alice",downstream="memory",decision="denied_explicit",outcome="unknown_tool"}',
+      'gateway_calls_total{client="alice",downstream="_unknown",decision="denied_explicit",outcome="unknown_tool"}',
     ),
     1,
   );
@@ -58,10 +58,33 @@ Deno.test("metrics: calls, latency, redactions and outcomes from real observatio
     1,
   );
   assert.equal(v.get('gateway_redactions_total{downstream="memory"}'), 2);
-  assert.equal(v.get('gateway_call_duration_seconds_count{downstream="memory"}'), 3);
-  assert.equal(v.get('gateway_call_duration_seconds_bucket{le="0.005",downstream="memory"}'), 3);
+  assert.equal(v.get('gateway_call_duration_seconds_count{downstream="memory"}'), 2);
+  assert.equal(v.get('gateway_call_duration_seconds_bucket{le="0.005",downstream="memory"}'), 2);
   assert.equal(v.get('gateway_call_duration_seconds_bucket{le="0.0025",downstream="memory"}'), 0);
   assert.match(m.contentType, /^text\/plain; version=0\.0\.4/);
+});
+
+Deno.test("metrics: a denied call to a configured downstream reads like one to a missing downstream", async () => {
+  const outcomes = [
+    { decision: "denied_default", errorCode: "unknown_tool" },
+    { decision: "denied_explicit", errorCode: "unknown_tool" },
+    { decision: "denied_default", errorCode: "invalid_arguments" },
+  ] as const;
+  for (const { decision, errorCode } of outcomes) {
+    const series: string[] = [];
+    for (const downstream of ["evil", "ghost"]) {
+      // "evil" is configured (alice may not call it), "ghost" is not.
+      const m = new GatewayMetrics({ downstreams: ["evil", "memory"], clients: ["alice"] });
+      m.observeCall({ ...RECORD, tool_name: `${downstream}__x`, decision, allowed: false, redactions: 1 }, {
+        downstream,
+        errorCode,
+      });
+      const text = await m.text();
+      assert.ok(!/downstream="(evil|ghost)"/.test(text), text);
+      series.push(text);
+    }
+    assert.equal(series[0], series[1], `${decision} ${errorCode}`);
+  }
 });
 
 Deno.test("metrics: downstream up, breakers, pools, audit and auth counters", async () => {

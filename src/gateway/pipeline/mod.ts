@@ -28,3 +28,5 @@ export {
   RedactInStage,
   RedactOutStage,
 } from "./stages.ts";
+export { traceCall, type TracedCall } from "./tracing.ts";
+export { type LimitsPort, LimitStage } from "./limits.ts";

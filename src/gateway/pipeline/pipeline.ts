@@ -1,13 +1,15 @@
 /**
  * The pipeline entry: turns a client's `tools/call` (or a CodeMode native call) into a {@link Call} and
- * runs it through audit → redact(out) → policy → redact(in) → resilience → dispatch.
+ * runs it through audit → redact(out) → policy → authorize → limits → redact(in) → resilience → dispatch.
  *
  * @module
  */
 import {
+  type AuditRecord,
   type Call,
   type CallContext,
   type Catalog,
+  denied,
   GatewayError,
   type Handler,
   type Identity,
@@ -29,6 +31,8 @@ import {
   RedactInStage,
   RedactOutStage,
 } from "./stages.ts";
+import { traceCall } from "./tracing.ts";
+import { LimitStage } from "./limits.ts";
 
 const NEVER_ABORTED = new AbortController().signal;
 const IGNORE = (_: Notification) => {};
@@ -54,6 +58,7 @@ export class Pipeline {
       redactor: deps.redactor,
       maxResultBytes: deps.maxResultBytes,
       ...(deps.authorizer === undefined ? {} : { authorizer: deps.authorizer }),
+      ...(deps.limits === undefined ? {} : { limits: deps.limits }),
     };
     this.#monotonic = deps.monotonic ?? (() => performance.now());
     this.#now = deps.now ?? (() => new Date());
@@ -71,6 +76,7 @@ export class Pipeline {
         new RedactOutStage(settings),
         new PolicyStage(settings, deps.catalog),
         new AuthorizeStage(settings),
+        new LimitStage(settings),
         new RedactInStage(settings),
         deps.resilience,
       ],
@@ -110,17 +116,70 @@ export class Pipeline {
       notify: options.notify ?? IGNORE,
       trace: newTrace(),
     });
+    // Every call, refused or not, is one `gateway.call` span (see tracing.ts).
+    return await traceCall(
+      { client, name, executionId: options.executionId },
+      ctx,
+      () => this.#settings.redactor,
+      () => {
+        const ref = tryParseToolRef(name);
+        const argsObject = args === undefined ? {} : args;
+        if (ref === undefined || !isJsonObject(argsObject)) return this.#reject(client, name, ctx, options);
+        const call: Call = Object.freeze({
+          client,
+          tool: ref,
+          name,
+          args: argsObject,
+          ...(options.executionId === undefined ? {} : { executionId: options.executionId }),
+        });
+        return this.#chain(call, ctx);
+      },
+    );
+  }
+
+  /**
+   * Audits a tool a code-mode program (or `describe_api`) named but could not reach, exactly as the same
+   * passthrough call would be: the policy's denial reason, `not_found` for a name policy allows (the
+   * program never had it), error `unknown tool`, the execution id. Nothing is dispatched. Rejects with
+   * `audit_unavailable` when the (security) record cannot be written.
+   */
+  async refuse(
+    client: Identity,
+    name: string,
+    options: { readonly executionId?: string } = {},
+  ): Promise<void> {
+    const ctx: CallContext = Object.freeze({ signal: NEVER_ABORTED, notify: IGNORE, trace: newTrace() });
+    const started = this.#monotonic();
     const ref = tryParseToolRef(name);
-    const argsObject = args === undefined ? {} : args;
-    if (ref === undefined || !isJsonObject(argsObject)) return await this.#reject(client, name, ctx, options);
-    const call: Call = Object.freeze({
-      client,
-      tool: ref,
-      name,
-      args: argsObject,
-      ...(options.executionId === undefined ? {} : { executionId: options.executionId }),
-    });
-    return await this.#chain(call, ctx);
+    const decision = ref === undefined ? undefined : this.#settings.policy.decide(client, ref);
+    ctx.trace.decision = decision?.allow === true ? denied("not_found") : decision;
+    const error = new GatewayError("unknown_tool");
+    const shown = this.#settings.redactor.redactText(name.slice(0, MAX_TOOL_NAME_LENGTH));
+    ctx.trace.redactions += shown.count;
+    const record = callRecord(
+      { client, name: shown.value, executionId: options.executionId },
+      ctx,
+      this.#monotonic() - started,
+      this.#now(),
+      error,
+      undefined,
+    );
+    await this.#audit.submit(record, { downstream: ref?.downstream ?? "", errorCode: error.code });
+  }
+
+  /**
+   * Writes a record the pipeline did not produce (a code-mode tool's own record), with the same
+   * fail-closed rule: rejects with `audit_unavailable` when a security record cannot be written.
+   */
+  async audit(record: AuditRecord): Promise<void> {
+    try {
+      // Not a tool call of a downstream: the call metrics do not see it.
+      await this.#deps.audit.submit(record);
+    } catch (err) {
+      throw err instanceof GatewayError && err.code === "audit_unavailable"
+        ? err
+        : new GatewayError("audit_unavailable", "the audit writer failed", { cause: err });
+    }
   }
 
   /**
@@ -134,6 +193,7 @@ export class Pipeline {
     const ref = tryParseToolRef(name);
     if (ref !== undefined) ctx.trace.decision = this.#settings.policy.decide(client, ref);
     const callable = ctx.trace.decision?.allow === true && this.#deps.catalog().lookup(name) !== undefined;
+    if (ctx.trace.decision?.allow === true && !callable) ctx.trace.decision = denied("not_found");
     const error = new GatewayError(callable ? "invalid_arguments" : "unknown_tool");
     // The name is client input: audit a bounded, redacted copy of it.
     const shown = this.#settings.redactor.redactText(name.slice(0, MAX_TOOL_NAME_LENGTH));

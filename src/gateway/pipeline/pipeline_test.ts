@@ -125,10 +125,42 @@ Deno.test("pipeline: denied and missing tools get exactly the same answer; the a
   assert.deepEqual(audit.records.map((r) => [r.decision, r.allowed, r.error]), [
     ["denied_explicit", false, "unknown tool"],
     ["denied_default", false, "unknown tool"],
-    ["allowed", true, "unknown tool"],
+    ["not_found", false, "unknown tool"],
     ["denied_default", false, "unknown tool"],
     ["denied_default", false, "unknown tool"],
   ]);
+});
+
+Deno.test("pipeline: a missing tool under an allow pattern is audited not_found, answered as a denial", async () => {
+  const { pipeline, dispatcher, audit } = setup();
+  // Generated names: missing under alice's memory__* pattern, denied explicitly, denied by default.
+  const suffixes = ["nope", "x", "read_graph2", "READ_GRAPH", "a-b", "big_", "echo0", "z".repeat(60)];
+  const cases: [string, string][] = [
+    ...suffixes.map((s): [string, string] => [`memory__${s}`, "not_found"]),
+    ["memory__delete_entities", "denied_explicit"],
+    ...suffixes.map((s): [string, string] => [`web__${s}`, "denied_default"]),
+    ["web__fetch", "denied_default"],
+  ];
+  const answers = new Set<string>();
+  for (const [name, reason] of cases) {
+    for (const args of [{}, 7, undefined]) {
+      const e = await failure(pipeline.call(ALICE, name, args as never));
+      answers.add(JSON.stringify([e.code, e.publicText, e.detail, e.message === undefined]));
+      const last = audit.records.at(-1)!;
+      assert.deepEqual([last.tool_name, last.decision, last.allowed, last.error], [
+        name,
+        reason,
+        false,
+        "unknown tool",
+      ]);
+    }
+    // What code mode audits for a name a program could not reach is the same record.
+    await pipeline.refuse(ALICE, name, { executionId: "x-1" });
+    const refused = audit.records.at(-1)!;
+    assert.deepEqual([refused.tool_name, refused.decision, refused.execution_id], [name, reason, "x-1"]);
+  }
+  assert.equal(answers.size, 1, "every refusal answers the client identically");
+  assert.equal(dispatcher.calls.length, 0);
 });
 
 Deno.test("pipeline: arguments must be an object, without revealing whether a denied tool exists", async () => {
@@ -145,7 +177,7 @@ Deno.test("pipeline: arguments must be an object, without revealing whether a de
     "allowed",
     "denied_default",
     "denied_explicit",
-    "allowed",
+    "not_found",
     "allowed",
   ]);
 });

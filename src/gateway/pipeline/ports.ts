@@ -16,6 +16,7 @@ import type {
   Notification,
   Stage,
 } from "../domain/mod.ts";
+import type { LimitsPort } from "./limits.ts";
 
 export type { Dispatcher };
 
@@ -79,6 +80,8 @@ export interface PipelineSettings {
   readonly maxResultBytes: number;
   /** Argument-level decisions after the policy (the Rego authorizer), if configured. */
   readonly authorizer?: CallAuthorizerPort;
+  /** Rate limits, concurrency caps and quotas, checked after authorization, if configured. */
+  readonly limits?: LimitsPort;
 }
 
 /**

@@ -50,20 +50,25 @@ export function callRecord(
   result: Result | undefined,
 ): AuditRecord {
   const decision = decisionOrZero(ctx.trace.decision);
+  const limited = ctx.trace.limited;
   let errorText = error?.publicText ?? "";
-  if (errorText === "" && ctx.trace.truncated && result !== undefined) errorText = resultText(result);
+  if (errorText === "" && (ctx.trace.truncated || limited !== undefined) && result !== undefined) {
+    errorText = resultText(result);
+  }
   const record: AuditRecord = {
     timestamp: now.toISOString(),
     client_id: call.client.id,
     tool_name: call.name,
-    decision: decision.reason,
-    allowed: decision.allow,
+    decision: limited?.decision ?? decision.reason,
+    allowed: limited === undefined && decision.allow,
     latency_ms: Math.round(latencyMs * 1000) / 1000,
     breaker_state: ctx.trace.breakerState,
     redactions: ctx.trace.redactions,
     truncated: ctx.trace.truncated,
     error: errorText,
     ...(call.executionId === undefined ? {} : { execution_id: call.executionId }),
+    ...(limited === undefined || limited.rule === "" ? {} : { limit_rule: limited.rule }),
+    ...(ctx.trace.limitStoreError === true ? { limit_store: "error" as const } : {}),
   };
   return Object.freeze(record);
 }
@@ -187,7 +192,8 @@ export class RedactOutStage implements Stage {
 
 /**
  * Policy: records the decision, answers a denied call exactly like a missing tool (the reason goes to
- * the audit record only), and refuses tools that are not in the current catalog.
+ * the audit record only), and refuses tools that are not in the current catalog (`not_found` when
+ * policy would have allowed the name).
  */
 export class PolicyStage implements Stage {
   /** Stage name. */
@@ -209,6 +215,8 @@ export class PolicyStage implements Stage {
       return Promise.reject(new GatewayError("unknown_tool", `policy: ${decision.reason}`));
     }
     if (this.#catalog().lookup(call.name) === undefined) {
+      // Answered as a denial is; the audit alone records that the name was allowed but is missing.
+      ctx.trace.decision = denied("not_found");
       return Promise.reject(new GatewayError("unknown_tool", "no such tool in the catalog"));
     }
     return next(call, ctx);

@@ -36,16 +36,19 @@ export function escapeWindows(raw: string, radius: number): number[] {
   return out;
 }
 
-const SIMPLE: Readonly<Record<string, string>> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
+/** The unit a simple escape `\c` stands for, by the code of `c`; -1 where `c` starts no simple escape. */
+const SIMPLE = new Int32Array(128).fill(-1);
+const SIMPLE_ESCAPES: readonly [string, string][] = [
+  ['"', '"'],
+  ["\\", "\\"],
+  ["/", "/"],
+  ["b", "\b"],
+  ["f", "\f"],
+  ["n", "\n"],
+  ["r", "\r"],
+  ["t", "\t"],
+];
+for (const [c, v] of SIMPLE_ESCAPES) SIMPLE[c.charCodeAt(0)] = v.charCodeAt(0);
 
 function hex(u: number): number {
   if (u >= 48 && u <= 57) return u - 48;
@@ -54,53 +57,84 @@ function hex(u: number): number {
   return -1;
 }
 
+/** Builds a string from UTF-16 units as they are (lone surrogates kept, unlike a `TextDecoder`). */
+function fromUnits(units: Uint16Array): string {
+  const CHUNK = 8192;
+  if (units.length <= CHUNK) return String.fromCharCode.apply(null, units as unknown as number[]);
+  let text = "";
+  for (let k = 0; k < units.length; k += CHUNK) {
+    text += String.fromCharCode.apply(null, units.subarray(k, k + CHUNK) as unknown as number[]);
+  }
+  return text;
+}
+
 /**
  * Decodes JSON escapes (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\uXXXX`) found in
  * `raw[from, to)`. A backslash that starts no valid escape stays as it is. Returns `undefined` when the
- * part has no escape at all, so callers skip the second pass.
+ * part has no escape at all, so callers skip the second pass. Typed arrays throughout: this runs once per
+ * layer over every window near a backslash.
  */
 export function decodeEscapes(raw: string, from = 0, to: number = raw.length): DecodedView | undefined {
   const first = raw.indexOf("\\", from);
   if (first < 0 || first >= to) return undefined;
-  const units: number[] = [];
-  const rawAt: number[] = [];
+  const units = new Uint16Array(to - from);
+  const rawAt = new Int32Array(to - from + 1);
+  let k = 0;
   let changed = false;
   for (let i = from; i < to;) {
     const u = raw.charCodeAt(i);
     if (u === 92 /* \ */ && i + 1 < to) {
-      const next = raw[i + 1];
-      const simple = SIMPLE[next];
-      if (simple !== undefined) {
-        rawAt.push(i);
-        units.push(simple.charCodeAt(0));
+      const next = raw.charCodeAt(i + 1);
+      const simple = next < 128 ? SIMPLE[next] : -1;
+      if (simple >= 0) {
+        rawAt[k] = i;
+        units[k++] = simple;
         i += 2;
         changed = true;
         continue;
       }
-      if (next === "u" && i + 5 < to) {
-        const h = (hex(raw.charCodeAt(i + 2)) << 12) | (hex(raw.charCodeAt(i + 3)) << 8) |
-          (hex(raw.charCodeAt(i + 4)) << 4) | hex(raw.charCodeAt(i + 5));
-        const valid = hex(raw.charCodeAt(i + 2)) >= 0 && hex(raw.charCodeAt(i + 3)) >= 0 &&
-          hex(raw.charCodeAt(i + 4)) >= 0 && hex(raw.charCodeAt(i + 5)) >= 0;
-        if (valid) {
-          rawAt.push(i);
-          units.push(h);
+      if (next === 117 /* u */ && i + 5 < to) {
+        const a = hex(raw.charCodeAt(i + 2));
+        const b = hex(raw.charCodeAt(i + 3));
+        const c = hex(raw.charCodeAt(i + 4));
+        const d = hex(raw.charCodeAt(i + 5));
+        if ((a | b | c | d) >= 0) {
+          rawAt[k] = i;
+          units[k++] = (a << 12) | (b << 8) | (c << 4) | d;
           i += 6;
           changed = true;
           continue;
         }
       }
     }
-    rawAt.push(i);
-    units.push(u);
+    rawAt[k] = i;
+    units[k++] = u;
     i += 1;
   }
   if (!changed) return undefined;
-  rawAt.push(to);
-  let text = "";
-  const CHUNK = 8192;
-  for (let k = 0; k < units.length; k += CHUNK) text += String.fromCharCode(...units.slice(k, k + CHUNK));
-  return { text, rawAt: Int32Array.from(rawAt) };
+  rawAt[k] = to;
+  return { text: fromUnits(units.subarray(0, k)), rawAt: rawAt.subarray(0, k + 1) };
+}
+
+/**
+ * How many layers of JSON string escapes are peeled: a secret JSON-encoded up to 8 times (inside a
+ * document encoded as often) is found. A standard encoder doubles an escape's backslashes per layer
+ * (`"` → `\"` → `\\\"` ...), so 8 layers already spell one quote with 255 backslashes. The bound
+ * caps the work a hostile text can cause (each layer is one more pass over the windows near backslashes;
+ * a chain of `\u005c` escapes adds a layer per 5 units) at a fixed multiple of a single pass.
+ */
+export const MAX_ESCAPE_LAYERS = 8;
+
+/**
+ * The next layer of a decoded view: its own text's JSON escapes decoded, with `rawAt` still pointing
+ * into the original raw text. `undefined` when that text has no escape left.
+ */
+export function deeperView(view: DecodedView): DecodedView | undefined {
+  const next = decodeEscapes(view.text);
+  if (next === undefined) return undefined;
+  const rawAt = new Int32Array(next.rawAt.length);
+  for (let j = 0; j < rawAt.length; j++) rawAt[j] = view.rawAt[next.rawAt[j]];
+  return { text: next.text, rawAt };
 }
 
 /** Maps decoded intervals (flat `[start, end)` pairs) back to raw intervals. */

@@ -5,9 +5,10 @@
  * @module
  */
 export { Automaton, mergeIntervals } from "./automaton.ts";
-export { type DecodedView, decodeEscapes, toRawIntervals } from "./escapes.ts";
+export { type DecodedView, decodeEscapes, deeperView, MAX_ESCAPE_LAYERS, toRawIntervals } from "./escapes.ts";
 export {
   anchorIsLiteralPrefix,
+  MAX_REDACT_DEPTH,
   REDACTED,
   type RedactionOutcome,
   type RedactionPattern,
@@ -15,3 +16,4 @@ export {
   type RedactorOptions,
 } from "./redactor.ts";
 export { jsonByteLength } from "./size.ts";
+export { CatalogRedaction, redactCatalog, type RedactedCatalog, type TextRedactor } from "./catalog.ts";

@@ -12,10 +12,24 @@
  */
 import type { JsonValue } from "../domain/mod.ts";
 import { Automaton, mergeIntervals } from "./automaton.ts";
-import { decodeEscapes, escapeWindows, MAX_ESCAPE, toRawIntervals } from "./escapes.ts";
+import {
+  decodeEscapes,
+  deeperView,
+  escapeWindows,
+  MAX_ESCAPE,
+  MAX_ESCAPE_LAYERS,
+  toRawIntervals,
+} from "./escapes.ts";
 
 /** What replaces every match. */
 export const REDACTED = "[REDACTED]";
+
+/**
+ * The deepest nesting of arrays and objects that {@link Redactor.redactValue} walks. A subtree below it
+ * is replaced whole by `[REDACTED]` (and counted): it fails closed, never passed through unscanned, and
+ * the walk never overflows the stack.
+ */
+export const MAX_REDACT_DEPTH = 512;
 
 /** A regex pattern gated by an anchor literal. */
 export interface RedactionPattern {
@@ -109,10 +123,15 @@ export class Redactor {
       // secret with escape sequences.
       const windows = escapeWindows(text, this.#escapeRadius);
       for (let k = 0; k < windows.length; k += 2) {
-        const view = decodeEscapes(text, windows[k], windows[k + 1]);
-        if (view === undefined) continue;
-        const decoded = this.#secrets.intervals(view.text);
-        if (decoded.length > 0) spans = mergeIntervals(spans, toRawIntervals(view, decoded));
+        // A text JSON-encoded N times holds its secret under N layers of escapes: peel them one at a
+        // time, each layer's view mapped back to the raw text, while a layer still decodes something.
+        let view = decodeEscapes(text, windows[k], windows[k + 1]);
+        for (let layer = 1; view !== undefined; layer++) {
+          const decoded = this.#secrets.intervals(view.text);
+          if (decoded.length > 0) spans = mergeIntervals(spans, toRawIntervals(view, decoded));
+          if (layer >= MAX_ESCAPE_LAYERS) break;
+          view = deeperView(view);
+        }
       }
     }
     for (const p of this.#patterns) {
@@ -153,7 +172,7 @@ export class Redactor {
     if (value === null || typeof value !== "object") return value;
     // Decoded JSON from the SDK is bounded by its parser; this guard keeps a hostile in-process value
     // from overflowing the stack, and fails closed (the subtree is replaced, not passed through).
-    if (depth > 512) {
+    if (depth > MAX_REDACT_DEPTH) {
       counter.count++;
       return REDACTED;
     }
