@@ -62,7 +62,15 @@ export {
   type McpTransport,
   SERVER_VERSION,
 } from "./src/mcp/server.ts";
-export { CANCELLED_TEXT, DETAIL_CODES, ERROR_TEXTS, errorText } from "./src/mcp/errors.ts";
+export {
+  CANCELLED_TEXT,
+  cleanOutput,
+  DETAIL_CODES,
+  ERROR_TEXTS,
+  errorText,
+  MAX_OUTPUT_LENGTH,
+  withOutput,
+} from "./src/mcp/errors.ts";
 export { serveStdio, type StdioSession } from "./src/mcp/stdio.ts";
 export {
   type CatalogListing,

@@ -47,6 +47,7 @@ export {
   type ErrorHook,
   type ErrorPhase,
   type ExecuteOptions,
+  type ExecuteResult,
   Server,
 } from "./src/core/mod.ts";
 export type { ExecutorChoice } from "./src/core/mod.ts";

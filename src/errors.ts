@@ -40,6 +40,8 @@ export interface CodeModeErrorOptions {
    * short, printable and free of secrets.
    */
   detail?: string;
+  /** What the failed program printed (see {@link CodeModeError.output}). */
+  output?: string;
 }
 
 /** A classified CodeMode failure. `message` is host-facing; `detail` (if any) is model-safe. */
@@ -48,12 +50,18 @@ export class CodeModeError extends Error {
   readonly code: ErrorCode;
   /** Model-safe detail, if approved. */
   readonly detail: string | undefined;
+  /**
+   * What the failed program printed before it ended: its last 8 KiB, led by `[N bytes dropped]` when it
+   * printed more. Undefined when it printed nothing or never ran. Program output, so model-visible.
+   */
+  readonly output: string | undefined;
   /** Creates a classified error. */
   constructor(code: ErrorCode, message: string, options: CodeModeErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "CodeModeError";
     this.code = code;
     this.detail = options.detail;
+    this.output = options.output;
   }
 }
 

@@ -137,6 +137,7 @@ const WORKER_SIDE = new Set([
   "src/executor/idle_release.ts",
   "src/executor/program.ts",
   "src/executor/program_hints.ts",
+  "src/executor/print_output.ts",
   "src/executor/protocol.ts",
   "src/executor/process_protocol.ts",
   "src/executor/star_codec.ts",

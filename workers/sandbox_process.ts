@@ -81,7 +81,14 @@ function run(msg: ProcRunHeader): void {
     outcome = { ok: false, kind: "internal", message, steps: 0 };
   }
   const { value, head } = outcome.ok
-    ? { value: outcome.value, head: { ok: true as const, steps: outcome.steps } }
+    ? {
+      value: outcome.value,
+      head: {
+        ok: true as const,
+        steps: outcome.steps,
+        ...(outcome.output === undefined ? {} : { output: outcome.output }),
+      },
+    }
     : { value: undefined, head: outcome as ProcOutcome };
   send({ t: "done", id: msg.id, outcome: head, ...memoryAfterRun() } satisfies ProcDoneHeader, value);
 }

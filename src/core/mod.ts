@@ -12,6 +12,7 @@ export {
   type ErrorHook,
   type ErrorPhase,
   type ExecuteOptions,
+  type ExecuteResult,
   Server,
 } from "./server.ts";
 export {

@@ -20,6 +20,19 @@ import { modelDetail, utf8Length } from "../text.ts";
 export interface ExecuteOptions {
   /** Cancels the execution: `execute` then rejects with the signal's reason (a timeout reason is `resource_limit`). */
   readonly signal?: AbortSignal;
+  /**
+   * Told what the program printed (its last 8 KiB, led by `[N bytes dropped]` when it printed more),
+   * before `execute` settles, whether it succeeded or failed; not called when it printed nothing.
+   */
+  readonly onOutput?: (output: string) => void;
+}
+
+/** What {@link Server.run} resolves to. */
+export interface ExecuteResult {
+  /** The converted return value of `main()`. */
+  readonly value: unknown;
+  /** What the program printed (last 8 KiB, led by `[N bytes dropped]` when more); absent when nothing. */
+  readonly output?: string;
 }
 
 /** Where in an execution a failure happened. */
@@ -156,6 +169,14 @@ export class Server {
    * been removed, or with the signal's reason when `options.signal` aborts first.
    */
   async execute(subject: Subject, source: string, options: ExecuteOptions = {}): Promise<unknown> {
+    return (await this.run(subject, source, options)).value;
+  }
+
+  /**
+   * {@link Server.execute}, resolving to the value of `main()` with what the program printed. A failed
+   * execution rejects with a `CodeModeError` whose `output` holds what it printed.
+   */
+  async run(subject: Subject, source: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const startedAt = performance.now();
     const signal = options.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
@@ -200,8 +221,10 @@ export class Server {
           // Native calls arrive from the executor's message handlers: parent their spans explicitly.
           trace: { parent: withSpan(span), attributes: { "codemode.execution_id": executionId } },
         });
+        let output: string | undefined;
+        const onOutput = options.onOutput;
         try {
-          return await this.#executor.run({
+          const value = await this.#executor.run({
             subjectId: trusted.id,
             source,
             budgets: this.#budgets,
@@ -209,12 +232,17 @@ export class Server {
             dispatch,
             signal,
             startedAt,
+            onOutput: (text) => {
+              output = text;
+              if (typeof onOutput === "function") onOutput(text);
+            },
           });
+          return output === undefined ? { value } : { value, output };
         } catch (err) {
           if (err instanceof CodeModeError) {
             report(onError, { error: err, code: err.code, phase: "execute", executionId, subject: trusted });
           }
-          throw sanitize(err, signal, this.#limits);
+          throw sanitize(err, signal, this.#limits, output);
         }
       },
     );
@@ -272,13 +300,20 @@ function publicDetail(err: CodeModeError, limits: Limits | undefined): string | 
 
 /**
  * Projects an executor failure onto the public classification, dropping trusted causes. `limits` (the
- * server's) names the budget of a `resource_limit` that arrived without a detail.
+ * server's) names the budget of a `resource_limit` that arrived without a detail; `output` is what the
+ * program printed.
  */
-export function sanitize(err: unknown, signal: AbortSignal | undefined, limits?: Limits): unknown {
+export function sanitize(
+  err: unknown,
+  signal: AbortSignal | undefined,
+  limits?: Limits,
+  output?: string,
+): unknown {
   if (signal?.aborted) return callerAbort(signal);
   if (err instanceof CodeModeError) {
     return new CodeModeError(err.code, err.message, {
       detail: publicDetail(err, limits),
+      ...(output === undefined ? {} : { output }),
       cause: err.code === "resource_limit" && isTimeout(err.cause) ? err.cause : undefined,
     });
   }

@@ -82,6 +82,12 @@ export interface ExecutionRequest {
    * checking that every executor charges a program alike. Never trusted for a decision.
    */
   readonly onSteps?: (steps: number) => void;
+  /**
+   * Told what the program printed (its last 8 KiB, led by `[N bytes dropped]` when more was printed)
+   * when its run ended with an outcome — a value or any classified failure — and it printed something.
+   * Called before `run` settles.
+   */
+  readonly onOutput?: (output: string) => void;
 }
 
 /** Runs programs. Implementations: a worker pool and an inline (same isolate) executor. */

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { boundOutput } from "./print_output.ts";
 import { types } from "node:util";
 import { CodeModeError } from "../errors.ts";
 import { utf8Length, WireFormatError, WireLimitError, type WireLimits, WireTypeError } from "./codec.ts";
@@ -223,6 +224,20 @@ export function ownDeadline(outcome: unknown): boolean {
 }
 
 /**
+ * Tells `request.onOutput` what the program printed (bounded again: the sandbox is not trusted to have
+ * bounded it). Nothing when it printed nothing.
+ */
+export function reportOutput(request: ExecutionRequest, printed: unknown): void {
+  const output = boundOutput(printed);
+  if (output === undefined || request.onOutput === undefined) return;
+  try {
+    request.onOutput(output);
+  } catch {
+    // An observer's failure is not the execution's.
+  }
+}
+
+/**
  * Turns a run outcome reported by the engine side into the execution's result. `nativeError` is the
  * error the host raised for a failed native call (the sandbox only knows its code). Details are
  * re-escaped here ({@link modelDetail}): the engine side is not trusted to have done it.
@@ -246,6 +261,7 @@ export function judgeOutcome(
       // An observer's failure is not the execution's.
     }
   }
+  reportOutput(request, outcome.output);
   if (outcome.ok === true) {
     if (!(outcome.value instanceof Uint8Array)) {
       return { error: internalError("sandbox sent a malformed final value"), reusable: false };

@@ -29,7 +29,14 @@ import { raceAbort } from "../abort.ts";
 import { CodeModeError } from "../errors.ts";
 import type { Dialect } from "../starlark/mod.ts";
 import type { CapabilityStub, ExecutionRequest, Executor } from "./contract.ts";
-import { checkRequest, deadlineError, internalError, judgeOutcome, NativeCallHost } from "./host_call.ts";
+import {
+  checkRequest,
+  deadlineError,
+  internalError,
+  judgeOutcome,
+  NativeCallHost,
+  reportOutput,
+} from "./host_call.ts";
 import {
   buildCapabilityEnv,
   type CapabilityEnv,
@@ -442,8 +449,15 @@ export class InlineExecutor implements Executor {
           }
           const call = pending;
           pending = undefined;
-          await fetch(call);
-          if (performance.now() >= deadline) throw deadlineError(request.budgets.maxExecutionTime);
+          // A refused or failed call ends the execution here: what the run printed so far goes with it.
+          await fetch(call).catch((e) => {
+            reportOutput(request, run.output);
+            throw e;
+          });
+          if (performance.now() >= deadline) {
+            reportOutput(request, run.output);
+            throw deadlineError(request.budgets.maxExecutionTime);
+          }
           // Back in the queue of turns: the answer goes on when this run's share says so.
           await turn();
         }
@@ -453,7 +467,10 @@ export class InlineExecutor implements Executor {
         if (diverged || pending === undefined) {
           throw internalError("inline replay diverged: the program did not repeat its earlier native calls");
         }
-        await fetch(pending);
+        await fetch(pending).catch((e) => {
+          reportOutput(request, outcome.output);
+          throw e;
+        });
         // The replay runs sliced, so its later calls pause instead of replaying again; and it waits
         // for a turn, since a handler's answer may arrive without the event loop turning.
         sliced = true;
@@ -462,7 +479,10 @@ export class InlineExecutor implements Executor {
       }
       if (!outcome.ok && outcome.kind === "interrupted") {
         if (signal.aborted) throw signal.reason;
-        if (outcome.code === "deadline") throw deadlineError(request.budgets.maxExecutionTime);
+        if (outcome.code === "deadline") {
+          reportOutput(request, outcome.output);
+          throw deadlineError(request.budgets.maxExecutionTime);
+        }
       }
       const verdict = judgeOutcome(outcome, request, undefined);
       if (verdict.error !== undefined) throw verdict.error;

@@ -304,7 +304,7 @@ export class ProcessPool implements Executor {
       this.#violation(sb, "malformed outcome");
       return;
     }
-    const outcome = (o.ok === true ? { ok: true, value, steps: o.steps } : o) as RunOutcome;
+    const outcome = (o.ok === true ? { ok: true, value, steps: o.steps, output: o.output } : o) as RunOutcome;
     this.#scheduler.finish(sb, judgeOutcome(outcome, exec.request, exec.nativeError));
   }
 }

@@ -261,7 +261,7 @@ export interface ProcCallHeader {
 
 /** A run outcome without its encoded final value (which travels as the payload). */
 export type ProcOutcome =
-  | { readonly ok: true; readonly steps: number }
+  | { readonly ok: true; readonly steps: number; readonly output?: string }
   | Exclude<RunOutcome, { readonly ok: true }>;
 
 /** Child → host: the run finished; payload: the encoded final value when `outcome.ok`. */

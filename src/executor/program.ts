@@ -3,7 +3,7 @@
  * run its top level, check the `main()` contract, run `main()` under the budgets, and encode its result.
  *
  * The program contract (the seed's): the top level must define `main`, a function with no parameters of
- * any kind; `load` is disabled; `print` output is discarded; native calls are accepted only while `main`
+ * any kind; `load` is disabled; `print` output is kept (its last 8 KiB, charged to the memory budget) and returned with the outcome; native calls are accepted only while `main`
  * runs. The predeclared environment is the Starlark universe plus `json`, `math`, `sum` and the capability
  * namespaces (nested modules for dotted names).
  *
@@ -42,6 +42,7 @@ import {
   sum,
   Thread,
   typeName,
+  UNIVERSE,
   type Value,
 } from "../starlark/mod.ts";
 import { WireFormatError, WireLimitError, type WireLimits, WireTypeError } from "./codec.ts";
@@ -49,6 +50,7 @@ import type { CapabilityStub, ExecutionBudgets } from "./contract.ts";
 import { type CatalogPayload, type FailureKind, type RunOutcome, safeDetail } from "./protocol.ts";
 import { bindArguments, BindError, decodeStarValue, displayText, encodeFinalValue } from "./star_codec.ts";
 import { evalDetail, type ProgramNames, syntaxHint, withHint } from "./program_hints.ts";
+import { PrintTail } from "./print_output.ts";
 
 /**
  * The capability environment a sandbox keeps between runs. The host sends a catalog's stubs only the first
@@ -138,6 +140,33 @@ export class SuspendRun extends StarlarkError {
     this.name = "SuspendRun";
   }
 }
+
+/** The text a `fail(...)` failure starts with, for the model and the host (not `invalid program: ...`). */
+export const PROGRAM_FAILED_PREFIX = "program failed: ";
+
+/** A program's own `fail(...)`: a deliberate failure, told apart from a mistake in the program. */
+class ProgramFailed extends EvalError {
+  constructor(message: string) {
+    super(message);
+    this.name = "ProgramFailed";
+  }
+}
+
+const UNIVERSE_FAIL = UNIVERSE.get("fail") as Builtin;
+
+// `fail` as the universe has it, except that a call with valid arguments unwinds as a ProgramFailed (a
+// misuse, such as `sep=1`, stays an ordinary error of the program).
+const failBuiltin = new Builtin("fail", (thread, args, kwargs) => {
+  const valid = kwargs.every(([k, v]) => k === "sep" && typeof v === "string") && kwargs.length <= 1;
+  try {
+    return UNIVERSE_FAIL.fn(thread, args, kwargs, UNIVERSE_FAIL);
+  } catch (e) {
+    if (valid && e instanceof EvalError && e.message.startsWith("fail: ")) {
+      throw new ProgramFailed(e.message.slice("fail: ".length));
+    }
+    throw e;
+  }
+});
 
 /** The capability namespaces of one catalog, ready to predeclare. Immutable; cache it per catalog. */
 export interface CapabilityEnv {
@@ -281,9 +310,12 @@ export function buildCapabilityEnv(stubs: readonly CapabilityStub[]): Capability
   };
   const predeclared = new Map<string, Value>([["json", json], ["math", math], ["sum", sum]]);
   for (const [k, v] of root.members) {
-    if (predeclared.has(k)) throw new Error(`capability namespace ${k} shadows a built-in module`);
+    if (predeclared.has(k) || k === "fail") {
+      throw new Error(`capability namespace ${k} shadows a built-in module`);
+    }
     predeclared.set(k, toValue(v, k));
   }
+  predeclared.set("fail", failBuiltin);
   return { predeclared, stubs };
 }
 
@@ -369,6 +401,7 @@ export class ProgramRun {
   #job: CompileJob | undefined;
   #main: SlicedCall | undefined;
   #outcome: RunOutcome | undefined;
+  readonly #printed = new PrintTail();
 
   /** @internal Use {@link runProgram} or {@link startProgram}. */
   constructor(options: ProgramRunOptions, sliced: boolean) {
@@ -386,6 +419,12 @@ export class ProgramRun {
         return why;
       },
       dialect: options.dialect,
+      // Every printed byte is charged as it is printed (the message and its newline), so a program
+      // printing in a loop ends at its memory budget; only the tail is kept.
+      print: (thread, msg) => {
+        thread.allocate(msg.length + 1);
+        this.#printed.add(msg + "\n");
+      },
     });
     this.#state = {
       budgets,
@@ -397,6 +436,11 @@ export class ProgramRun {
       failure: undefined,
     };
     this.#thread.locals.set(RUN_KEY, this.#state);
+  }
+
+  /** What the run printed so far (see `print_output.ts`); undefined when nothing. */
+  get output(): string | undefined {
+    return this.#printed.text();
   }
 
   /**
@@ -437,6 +481,8 @@ export class ProgramRun {
       state.inMain = false;
       thread.pauseAt = Infinity;
     }
+    const output = this.#printed.text();
+    if (output !== undefined && this.#outcome !== undefined) this.#outcome = { ...this.#outcome, output };
     return this.#outcome;
   }
 
@@ -528,6 +574,14 @@ function classify(
     return failure("program", detail, steps, { detail });
   }
   if (e instanceof InternalError) return failure("internal", e.message, steps);
+  if (e instanceof ProgramFailed) {
+    // What the program said first, then where: the model reads why its program stopped, not a fault.
+    const at = evalDetail(new EvalError("", e.callStack), source).replace(/: in (\S+): $/, " in $1");
+    const detail = safeDetail(
+      `${PROGRAM_FAILED_PREFIX}${displayText(e.message)}${at === "" ? "" : ` (${at})`}`,
+    );
+    return failure("program", detail, steps, { detail });
+  }
   if (e instanceof EvalError) {
     const detail = evalDetail(e, source, names);
     return failure("program", detail, steps, { detail });

@@ -343,7 +343,13 @@ export type FailureKind =
 
 /** The outcome of a run, shared by the worker and the inline executor. */
 export type RunOutcome =
-  | { readonly ok: true; readonly value: Uint8Array; readonly steps: number }
+  | {
+    readonly ok: true;
+    readonly value: Uint8Array;
+    readonly steps: number;
+    /** What the program printed (its last 8 KiB, see `print_output.ts`); absent when nothing. */
+    readonly output?: string;
+  }
   | {
     readonly ok: false;
     readonly kind: FailureKind;
@@ -355,6 +361,8 @@ export type RunOutcome =
     readonly code?: string;
     /** Steps executed. */
     readonly steps: number;
+    /** What the program printed (its last 8 KiB, see `print_output.ts`); absent when nothing. */
+    readonly output?: string;
   };
 
 /** Worker → host: the run finished. */

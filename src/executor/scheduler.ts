@@ -147,6 +147,14 @@ export class SlotScheduler<S extends Slot> {
   #spawnFailures = 0;
   #stuck = 0;
   #reaper: TimerId | undefined;
+  /** When the last execution ended (or the pool was made): the start of a quiet pool's idle time. */
+  #quietSince = performance.now();
+  /**
+   * Whether the pool went quiet for the idle timeout and ended its warm spares: none are spawned again
+   * until the next execution arrives. A Web Worker cannot be unref'd, so an idle server's spares would
+   * otherwise keep the host process alive forever when the host forgets `close()`.
+   */
+  #dormant = false;
   #closed = false;
   #pumping = false;
   #pumpAgain = false;
@@ -232,6 +240,7 @@ export class SlotScheduler<S extends Slot> {
     this.#peak = Math.max(this.#peak, this.#live);
     sb.state = "fresh";
     this.#fresh.push(sb);
+    this.#ensureReaper();
     this.#pump();
   }
 
@@ -249,6 +258,7 @@ export class SlotScheduler<S extends Slot> {
       );
     }
     const exec = new PoolExecution(this.#nextExecId++, request);
+    this.#dormant = false;
     const remaining = request.startedAt + request.budgets.maxExecutionTime - performance.now();
     if (!(remaining > 0)) throw deadlineError(request.budgets.maxExecutionTime);
     const timer = setTimeout(() => this.#abort(exec, "deadline"), remaining);
@@ -408,6 +418,8 @@ export class SlotScheduler<S extends Slot> {
         }
         sb.state = "fresh";
         this.#fresh.push(sb);
+        // The reaper ends spares once the pool stays quiet (see #dormant).
+        this.#ensureReaper();
         this.#pump();
       },
       (e) => {
@@ -524,6 +536,7 @@ export class SlotScheduler<S extends Slot> {
     if (this.#spawnFailures === 0) {
       while (
         this.#live < this.#c.max && canSpawn() &&
+        !this.#dormant &&
         this.#fresh.length + Math.max(0, this.#spawning - q.size) < this.#c.warm
       ) this.#spawn();
     }
@@ -547,6 +560,7 @@ export class SlotScheduler<S extends Slot> {
   }
 
   #release(sb: S): void {
+    this.#quietSince = performance.now();
     sb.execution = undefined;
     sb.uses++;
     this.#unhold(sb);
@@ -585,7 +599,14 @@ export class SlotScheduler<S extends Slot> {
       for (const sb of list) if (sb.lastUsed <= now - this.#idleLimit(sb)) old.push(sb);
     }
     for (const sb of old) this.retire(sb);
-    if (this.#idle.size === 0) {
+    if (
+      !this.#dormant && this.#held === 0 && this.#queue.size === 0 && this.#idle.size === 0 &&
+      now - this.#quietSince >= this.#c.idleTimeout
+    ) {
+      this.#dormant = true;
+    }
+    if (this.#dormant) { for (const sb of [...this.#fresh]) this.retire(sb); }
+    if (this.#idle.size === 0 && this.#fresh.length === 0) {
       clearInterval(this.#reaper);
       this.#reaper = undefined;
     }

@@ -1,10 +1,14 @@
 /**
- * `deno task gateway --config FILE`: serves the MCP security gateway over Streamable HTTP.
+ * `deno task gateway --config FILE`: serves the MCP security gateway over Streamable HTTP. The file may
+ * also be given as a positional argument or in `GATEWAY_CONFIG` (for the MCP Inspector's CLI, which
+ * takes `--config` for itself).
  *
  * - `--check` validates the file, prints every problem with its place in the file, and exits non-zero
  *   when there is one (zero otherwise), without starting anything. Variables the file names (keys,
  *   secrets) need not be set: each unset one is a warning, so a file can be linted in CI without its
- *   secrets; `--check --strict` makes them problems (what starting the gateway requires).
+ *   secrets; `--check --strict` makes them problems (what starting the gateway requires). It warns (never
+ *   fails) about allow rules a deny rule makes useless, and with `--probe` starts the downstreams and
+ *   warns about rules that match none of their tools (see `check_warnings.ts`).
  * - `--stdio CLIENT_ID` serves one configured client over stdin/stdout instead (desktop MCP apps) in its
  *   own mode (code mode, passthrough or both), through the same surface and pipeline as HTTP; client key
  *   variables are not read (the operator names the client); audit records go to stderr when the sink is
@@ -35,10 +39,13 @@ import {
   loadConfig,
   type LoadOptions,
   readConfigFile,
+  secretValues,
 } from "./config/mod.ts";
+import { Redactor } from "./redact/mod.ts";
 import { killAllProcessGroups } from "./downstream/mod.ts";
 import { Gateway, type ReloadOutcome } from "./gateway.ts";
-import { runToolCommand, TOOL_COMMANDS } from "./cli_tools.ts";
+import { runToolCommand, TOOL_COMMANDS, withDownstreams } from "./cli_tools.ts";
+import { probeWarnings, shadowWarnings } from "./check_warnings.ts";
 
 /** Parsed command line. */
 export interface CliArgs {
@@ -54,6 +61,8 @@ export interface CliArgs {
   readonly logDownstreamStderr: boolean;
   /** With `--check`: variables the file names must be set. */
   readonly strict?: boolean;
+  /** With `--check`: start the downstreams and warn about rules that match none of their tools. */
+  readonly probe?: boolean;
 }
 
 /**
@@ -84,14 +93,25 @@ export const REPEAT_STOP_MS = 1000;
 
 /** The usage text. */
 export const USAGE =
-  "usage: deno task gateway --config FILE [--check [--strict]] [--stdio CLIENT_ID] [--watch] [--log-downstream-stderr]";
+  "usage: deno task gateway [--config] FILE [--check [--strict] [--probe]] [--stdio CLIENT_ID] [--watch] [--log-downstream-stderr]";
 
-/** Parses the command line; returns a message for a bad one. */
-export function parseArgs(argv: readonly string[]): CliArgs | string {
+/** The environment variable naming the configuration file when the command line does not. */
+export const CONFIG_ENV = "GATEWAY_CONFIG";
+
+/**
+ * Parses the command line; returns a message for a bad one. The configuration file is `--config FILE`,
+ * or a positional `FILE`, or else the `GATEWAY_CONFIG` variable (read through `env`): the MCP
+ * Inspector's CLI takes `--config` as its own flag, so a gateway it spawns needs one of the others.
+ */
+export function parseArgs(
+  argv: readonly string[],
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): CliArgs | string {
   let config: string | undefined;
   let stdio: string | undefined;
   let check = false;
   let strict = false;
+  let probe = false;
   let watch = false;
   let logDownstreamStderr = false;
   for (let i = 0; i < argv.length; i++) {
@@ -102,7 +122,8 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
     const value = () => inline ?? argv[++i];
     switch (flag) {
       case "--config":
-        config = value();
+        if (config !== undefined) return `the configuration file is given twice\n${USAGE}`;
+        config = value() ?? "";
         break;
       case "--stdio":
         stdio = value();
@@ -112,6 +133,9 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
         break;
       case "--strict":
         strict = true;
+        break;
+      case "--probe":
+        probe = true;
         break;
       case "--watch":
         watch = true;
@@ -123,18 +147,25 @@ export function parseArgs(argv: readonly string[]): CliArgs | string {
       case "-h":
         return USAGE;
       default:
-        return `unknown argument ${JSON.stringify(arg)}\n${USAGE}`;
+        if (arg.startsWith("-") || arg === "") return `unknown argument ${JSON.stringify(arg)}\n${USAGE}`;
+        if (config !== undefined) return `the configuration file is given twice\n${USAGE}`;
+        config = arg;
     }
   }
-  if (config === undefined || config === "") return `--config FILE is required\n${USAGE}`;
+  config ??= env(CONFIG_ENV);
+  if (config === undefined || config === "") {
+    return `--config FILE (or FILE, or ${CONFIG_ENV}) is required\n${USAGE}`;
+  }
   if (stdio === "") return `--stdio needs a client id\n${USAGE}`;
   if (strict && !check) return `--strict goes with --check\n${USAGE}`;
+  if (probe && !check) return `--probe goes with --check\n${USAGE}`;
   return {
     config,
     check,
     watch,
     logDownstreamStderr,
     ...(strict ? { strict } : {}),
+    ...(probe ? { probe } : {}),
     ...(stdio === undefined ? {} : { stdio }),
   };
 }
@@ -159,7 +190,7 @@ async function load(
  * `--check`: the file's shape and references. Unset variables are warnings unless `strict` (then they are
  * problems, as at start). Resolves with the exit code.
  */
-async function check(file: string, strict: boolean, options: LoadOptions): Promise<number> {
+async function check(file: string, strict: boolean, probe: boolean, options: LoadOptions): Promise<number> {
   let text: string;
   try {
     text = await Deno.readTextFile(file);
@@ -184,8 +215,27 @@ async function check(file: string, strict: boolean, options: LoadOptions): Promi
   const unset = warnings.length === 0
     ? ""
     : `; ${warnings.length} variable${warnings.length === 1 ? "" : "s"} not set (--strict requires them)`;
-  log(`${file}: ok (${clients.length} clients, ${downstreams.length} downstreams${unset})`);
+  // Valid but probably unmeant: allows a deny makes useless, and (probing) rules matching no real tool.
+  const lint = [
+    ...shadowWarnings(result.config, text),
+    ...(probe ? await probeRules(result.config, text) : []),
+  ];
+  if (lint.length > 0) log(formatProblems(lint, file).split("\n").map((l) => `warning: ${l}`).join("\n"));
+  const linted = lint.length === 0 ? "" : `; ${lint.length} warning${lint.length === 1 ? "" : "s"}`;
+  log(`${file}: ok (${clients.length} clients, ${downstreams.length} downstreams${unset}${linted})`);
   return 0;
+}
+
+/** `--probe`: starts every downstream, compares the rules with their tools, stops them. */
+async function probeRules(config: GatewayConfig, text: string): Promise<ConfigProblem[]> {
+  const redactor = new Redactor({ secrets: secretValues(config), patterns: config.redaction.patterns });
+  const redact = (line: string) => redactor.redactText(line).value;
+  return await withDownstreams(
+    config.downstreams,
+    { out: log, err: log },
+    redact,
+    (registry) => probeWarnings(config, registry.downstreams, text),
+  );
 }
 
 /**
@@ -246,7 +296,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   // --stdio serves the client its operator names: client key variables are neither needed nor read.
   const loadOptions: LoadOptions = args.stdio === undefined ? {} : { clientKeys: "ignored" };
-  if (args.check) return await check(args.config, args.strict === true, loadOptions);
+  if (args.check) return await check(args.config, args.strict === true, args.probe === true, loadOptions);
   const loaded = await load(args.config, loadOptions);
   if (!("listen" in loaded)) {
     log(formatProblems(loaded, args.config));

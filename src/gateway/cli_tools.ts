@@ -68,8 +68,11 @@ async function load(file: string, io: ToolsOutput): Promise<GatewayConfig | unde
   }
 }
 
-/** Starts `downstreams`, runs `use`, and stops them (their process groups end) whatever happens. */
-async function withDownstreams<T>(
+/**
+ * Starts `downstreams`, runs `use`, and stops them (their process groups end) whatever happens. Also
+ * what `--check --probe` runs its rules against.
+ */
+export async function withDownstreams<T>(
   downstreams: readonly DownstreamConfig[],
   io: ToolsOutput,
   redact: (text: string) => string,

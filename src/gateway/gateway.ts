@@ -428,13 +428,14 @@ export class Gateway {
   /**
    * Runs a code-mode program as `clientId` over the tools it may call (whatever its `mode`; the HTTP
    * edge offers `execute` only to clients in `codemode` or `both`). Each native call runs the whole
-   * pipeline and is audited with the returned execution id. Rejects with a `CodeModeError`.
+   * pipeline and is audited with the returned execution id. Resolves with what the program printed too
+   * (`output`, redacted like the value); rejects with a `CodeModeError` (its `output` redacted as well).
    */
   execute(
     clientId: string,
     source: string,
     signal?: AbortSignal,
-  ): Promise<{ readonly value: unknown; readonly executionId: string }> {
+  ): Promise<{ readonly value: unknown; readonly executionId: string; readonly output?: string }> {
     if (!this.#accepting) {
       return Promise.reject(new GatewayError("unavailable", "the gateway is shutting down"));
     }

@@ -29,7 +29,7 @@ export interface LimitRule {
   readonly name: string;
   /** Client ids, or `*`. */
   readonly clients: readonly string[];
-  /** Tool patterns: `*`, `downstream__*`, `downstream__tool`, or a prefix `downstream__tool_*`. */
+  /** Tool patterns: `*` for every tool, or namespaced patterns where `*` is any run (`memory__read_*`). */
   readonly tools: readonly string[];
   /** Downstream names, or `*`. */
   readonly downstreams: readonly string[];

@@ -30,6 +30,16 @@ export {
   ruleProblems,
   toolPatternProblem,
 } from "./rules.ts";
+export {
+  globCovers,
+  globMatches,
+  isGlob,
+  MAX_PATTERN_LENGTH,
+  type PatternParts,
+  splitPattern,
+  toolGlobProblem,
+  WILDCARD,
+} from "./pattern.ts";
 export type { Lease, LimitRequest, LimitStore, StoreRefusal, StoreVerdict } from "./store.ts";
 export { MemoryStore, type MemoryStoreOptions, windowStart } from "./memory.ts";
 export {

@@ -7,9 +7,8 @@
  * @module
  */
 import type { LimitRule, Per, Subject } from "./domain.ts";
+import { globMatches, isGlob, splitPattern, toolGlobProblem, WILDCARD } from "./pattern.ts";
 
-/** The separator of namespaced tool names (the gateway's `downstream__tool`). */
-const SEPARATOR = "__";
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 const UNITS: Readonly<Record<string, number>> = Object.freeze({
@@ -59,37 +58,28 @@ export function parseResetTime(text: string): number | string {
   return (Number(m[1]) * 60 + Number(m[2])) * 60_000;
 }
 
-/** A compiled tool pattern. */
-type ToolMatcher =
-  | { readonly kind: "any" }
-  | { readonly kind: "exact"; readonly name: string }
-  | { readonly kind: "prefix"; readonly prefix: string };
-
 /**
- * Checks a tool pattern, returning why it is not one (or `undefined`). The forms are the policy's
- * (`downstream__tool`, `downstream__*`), `*` for every tool, and a trailing-`*` prefix inside one
- * downstream's tools (`memory__search_*`); a `*` anywhere else is refused rather than guessed at.
+ * Checks a tool pattern, returning why it is not one (or `undefined`): `*` alone for every tool, or a
+ * namespaced pattern with the policy's semantics (see `pattern.ts`: `*` is any run of characters, so
+ * `memory__search_*`, `memory__*` and `*__search` all work). A downstream part without `*` must be a
+ * downstream name.
  */
 export function toolPatternProblem(pattern: string): string | undefined {
-  if (pattern === "*") return undefined;
-  const at = pattern.indexOf(SEPARATOR);
-  const downstream = at < 0 ? "" : pattern.slice(0, at);
-  const tool = at < 0 ? "" : pattern.slice(at + SEPARATOR.length);
-  if (!NAME.test(downstream) || tool === "") {
-    return `"${pattern}" is not "*", a namespaced tool name (downstream__tool) or a prefix (downstream__tool_*)`;
+  if (pattern === WILDCARD) return undefined;
+  const problem = toolGlobProblem(pattern);
+  if (problem !== undefined) return problem;
+  const { downstream } = splitPattern(pattern)!;
+  const bare = downstream.replaceAll(WILDCARD, "");
+  if (isGlob(downstream) ? !/^[A-Za-z0-9_-]*$/.test(bare) : !NAME.test(downstream)) {
+    return `"${pattern}": "${downstream}" is not a downstream name`;
   }
-  if (tool.slice(0, -1).includes("*")) return `"${pattern}": "*" may only end a tool pattern`;
   return undefined;
 }
 
-function compileTool(pattern: string): ToolMatcher {
-  if (pattern === "*") return { kind: "any" };
-  if (pattern.endsWith("*")) return { kind: "prefix", prefix: pattern.slice(0, -1) };
-  return { kind: "exact", name: pattern };
-}
-
-function toolMatches(m: ToolMatcher, tool: string): boolean {
-  return m.kind === "any" || (m.kind === "exact" ? tool === m.name : tool.startsWith(m.prefix));
+function compileTool(pattern: string): (tool: string) => boolean {
+  if (pattern === WILDCARD) return () => true;
+  if (!isGlob(pattern)) return (tool) => tool === pattern;
+  return (tool) => globMatches(pattern, tool);
 }
 
 /** Checks a client id or downstream pattern (`*` or a plain name without `*`). */
@@ -158,7 +148,7 @@ export function compileRule(rule: LimitRule): CompiledRule {
   const clients = rule.clients.includes("*") ? undefined : new Set(rule.clients);
   const downstreams = rule.downstreams.includes("*") ? undefined : new Set(rule.downstreams);
   const tools = rule.tools.map(compileTool);
-  const anyTool = tools.some((t) => t.kind === "any");
+  const anyTool = rule.tools.includes(WILDCARD);
   const { name: _name, ...said } = rule;
   const canonical = JSON.stringify(said, Object.keys(said).sort().concat("count", "periodMs"));
   return Object.freeze({
@@ -167,6 +157,6 @@ export function compileRule(rule: LimitRule): CompiledRule {
     matches: (s: Subject) =>
       (clients === undefined || clients.has(s.client)) &&
       (downstreams === undefined || downstreams.has(s.downstream)) &&
-      (anyTool || tools.some((t) => toolMatches(t, s.tool))),
+      (anyTool || tools.some((matches) => matches(s.tool))),
   });
 }

@@ -20,6 +20,9 @@ export const ERROR_TEXTS: Readonly<Record<ErrorCode, string>> = Object.freeze({
   internal: "internal error",
 });
 
+/** How the detail of a program's own `fail(...)` starts (the runner's `PROGRAM_FAILED_PREFIX`). */
+const PROGRAM_FAILED_TEXT = "program failed: ";
+
 /** The text of a call that was cancelled by the client (the SDK usually drops the answer). */
 export const CANCELLED_TEXT = "request cancelled";
 
@@ -65,5 +68,30 @@ export function errorText(err: unknown, signal?: AbortSignal): string {
   const base = ERROR_TEXTS[err.code] ?? ERROR_TEXTS.internal;
   if (!DETAIL_CODES.has(err.code)) return base;
   const detail = cleanDetail(err.detail);
-  return detail === undefined ? base : `${base}: ${detail}`;
+  if (detail === undefined) return base;
+  // A program's own fail() says so itself ("program failed: customer missing"): prefixing "invalid
+  // program" would tell a model to rewrite a program that did what it meant to.
+  if (err.code === "invalid_program" && detail.startsWith(PROGRAM_FAILED_TEXT)) return detail;
+  return `${base}: ${detail}`;
+}
+
+/**
+ * Printed output as a client may see it: well-formed, without control characters other than tab and
+ * newline, and bounded (the core keeps the last 8 KiB; this is a second line for a custom service).
+ */
+export function cleanOutput(output: string): string | undefined {
+  if (typeof output !== "string") return undefined;
+  let text = output.toWellFormed().replace(UNSAFE_CHARS, "");
+  if (text.length > MAX_OUTPUT_LENGTH) {
+    text = "…" + text.slice(text.length - MAX_OUTPUT_LENGTH + 1).toWellFormed();
+  }
+  return text === "" ? undefined : text;
+}
+
+/** The longest printed output forwarded, in UTF-16 code units (the core's 8 KiB with its dropped line). */
+export const MAX_OUTPUT_LENGTH: number = 8_192 + 64;
+
+/** The text of a failed `execute`, followed by what the program printed before it failed (if anything). */
+export function withOutput(text: string, output: string | undefined): string {
+  return output === undefined ? text : `${text}\n\nprinted output:\n${output}`;
 }

@@ -37,7 +37,24 @@ export function failureRecord(event: ErrorEvent, now: Date = new Date()): Record
   return record;
 }
 
-/** An error hook that writes {@link failureRecord} lines with `write` (default: stderr). */
-export function jsonLogHook(write: (line: string) => void = (line) => console.error(line)): ErrorHook {
-  return (event) => write(JSON.stringify(failureRecord(event)));
+/**
+ * Writes one JSON log line to stderr through the console method of its `level`: Deno's OpenTelemetry
+ * export (`OTEL_DENO=true`) takes a log record's severity from the console method, so a line written
+ * with `console.error` whatever it says would be exported as ERROR. `warn` goes through `console.warn`,
+ * which writes to stderr too; every other level keeps `console.error`, since `console.log`, `info` and
+ * `debug` write to stdout, which may carry the MCP protocol.
+ */
+export function writeLogRecord(record: Readonly<Record<string, unknown>>): void {
+  const line = JSON.stringify(record);
+  if (record.level === "warn") console.warn(line);
+  else console.error(line);
+}
+
+/**
+ * An error hook that writes {@link failureRecord} lines: with `write` when given, else to stderr at
+ * their level ({@link writeLogRecord}).
+ */
+export function jsonLogHook(write?: (line: string) => void): ErrorHook {
+  if (write !== undefined) return (event) => write(JSON.stringify(failureRecord(event)));
+  return (event) => writeLogRecord(failureRecord(event));
 }

@@ -19,7 +19,7 @@ import { type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type Subject, withSubject } from "../../authz.ts";
 import { CodeModeError, isCodeModeError } from "../errors.ts";
 import type { Limits } from "../core/mod.ts";
-import { ERROR_TEXTS, errorText } from "./errors.ts";
+import { cleanOutput, ERROR_TEXTS, errorText, withOutput } from "./errors.ts";
 import { type AuthInfo, isResolver, isService, type Service, type SubjectResolver } from "./service.ts";
 import {
   catalogListing,
@@ -155,6 +155,7 @@ async function runTool(
   value: string,
   subject: Subject,
   signal: AbortSignal,
+  printed: { output?: string } = {},
 ): Promise<Record<string, unknown>> {
   switch (tool) {
     case "search_api": {
@@ -178,8 +179,12 @@ async function runTool(
       };
     }
     case "execute": {
-      const result = await service.execute(subject, value, { signal });
-      return { result: result === undefined ? null : result };
+      const onOutput = (output: string) => {
+        printed.output = cleanOutput(output);
+      };
+      const result = await service.execute(subject, value, { signal, onOutput });
+      const out = { result: result === undefined ? null : result };
+      return printed.output === undefined ? out : { ...out, output: printed.output };
     }
   }
 }
@@ -298,10 +303,11 @@ export function prepareTools(
                 return errorResult(ERROR_TEXTS.unauthenticated);
               }
               span.setAttribute("codemode.subject", subject.id);
+              const printed: { output?: string } = {};
               try {
                 const structured = await withSubject(
                   subject,
-                  () => runTool(service, name, value, subject, extra.signal),
+                  () => runTool(service, name, value, subject, extra.signal, printed),
                 );
                 return okResult(structured);
               } catch (err) {
@@ -309,7 +315,7 @@ export function prepareTools(
                   span,
                   isCodeModeError(err) ? err.code : extra.signal.aborted ? "cancelled" : "internal",
                 );
-                return errorResult(errorText(err, extra.signal));
+                return errorResult(withOutput(errorText(err, extra.signal), printed.output));
               }
             } finally {
               span.end();

@@ -18,6 +18,11 @@ export type { AuthInfo };
 export interface ServiceExecuteOptions {
   /** Aborted when the MCP client cancels the request or the connection goes away. */
   readonly signal?: AbortSignal;
+  /**
+   * Told what the program printed, before `execute` settles (a built `Server` calls it; see its
+   * `ExecuteOptions.onOutput`). The adapter returns it with the result and with the error.
+   */
+  readonly onOutput?: (output: string) => void;
 }
 
 /**

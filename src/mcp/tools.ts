@@ -103,6 +103,11 @@ const EXECUTE_OUTPUT: JsonSchema = {
     result: {
       description: "The value main() returned, as JSON (None is null, tuples and lists are arrays)",
     },
+    output: {
+      type: "string",
+      description:
+        'What the program printed (its last 8 KiB, after "[N bytes dropped]" when it printed more)',
+    },
   },
   required: ["result"],
   additionalProperties: false,
@@ -182,7 +187,7 @@ and returns a JSON result. Compose many calls in one program: loop, filter, join
 and return only what is needed.
 Rules:
 - Define def main(): with no parameters. Its return value is the result: None, bool, int, float, str, \
-list, tuple or dict with string keys, nested. print() output is discarded.
+list, tuple or dict with string keys, nested. What print() prints comes back with the result or the error (its last 8 KiB).
 - Call capabilities by their dotted name with keyword arguments only, exactly as describe_api shows: \
 ${examples.call}. Positional arguments fail. An int is accepted where a float is declared. A call returns a dict shaped like describe_api's \
 output fields (read them with r["field"]). Capabilities can only be called while main() runs.
@@ -194,7 +199,8 @@ loops, if/elif/else, comprehensions, nested def and lambda, string methods, % an
 level, reassigning globals, and any file, network, clock or random access. Use fail("why") to stop with \
 an error.
 ${budgetsLine(limits)}
-Failures come back as one short text: "invalid program: ..." (fix the code), "invalid arguments: ..." \
+Failures come back as one short text: "invalid program: ..." (fix the code), "program failed: ..." \
+(your fail() ran), "invalid arguments: ..." \
 (fix a call's keywords or types), "capability failed: <name>[: why]", "capability not found", \
 "permission denied", "resource limit exceeded: <budget> ...".
 ${catalog === undefined ? "" : listingSection(catalog)}${exampleHeading(examples)}

@@ -302,7 +302,7 @@ export const PRINTS: readonly HostileProgram[] = [
     kind: "print",
     source: main("l = list(range(100000))", "for i in range(10000):", "    print(l)", "return 1"),
     expect: ["resource_limit", "ok"],
-    why: "each print would format 700 KB (output is discarded)",
+    why: "each print would format 700 KB (charged to the memory budget; only the last 8 KiB is kept)",
   },
   {
     name: "print-spam-many",

@@ -25,6 +25,8 @@ const HEALTH_TIMEOUT_MS = 2_000;
 
 /** The error code whose fixed text starts a tool result's text. */
 function outcomeOfText(text: string): Outcome | "unrecognised" {
+  // A program's own fail() is an invalid_program whose text says so itself (src/mcp/errors.ts).
+  if (text.startsWith("program failed: ")) return "invalid_program";
   for (const [code, fixed] of Object.entries(ERROR_TEXTS)) {
     if (text === fixed || text.startsWith(`${fixed}: `)) return code as ErrorCode;
   }

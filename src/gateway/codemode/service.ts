@@ -21,7 +21,14 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { allowAll } from "../../../authz.ts";
-import { Builder, type Limits, maySpawnProcesses, RegistrationError, type Server } from "../../core/mod.ts";
+import {
+  Builder,
+  type ExecuteResult,
+  type Limits,
+  maySpawnProcesses,
+  RegistrationError,
+  type Server,
+} from "../../core/mod.ts";
 import { CodeModeError } from "../../errors.ts";
 import {
   type ExecutionRequest,
@@ -36,6 +43,16 @@ import type { SearchResponse } from "../../search/mod.ts";
 import type { Description } from "../../core/mod.ts";
 import { clientCapabilities } from "./capabilities.ts";
 import { codeModeRecord, dottedReferences, outcomeOf, refusedToolNames, sha256Hex } from "./audit.ts";
+
+/** What an execution through code mode answers: the redacted value and printed output, and its id. */
+export interface CodeModeOutcome {
+  /** The value of `main()`, redacted. */
+  readonly value: unknown;
+  /** The execution id (its audit records carry it). */
+  readonly executionId: string;
+  /** What the program printed, redacted (absent when nothing). */
+  readonly output?: string;
+}
 
 /** What code mode needs from the gateway. */
 export interface CodeModePort {
@@ -270,10 +287,10 @@ export class CodeModeService {
     source: string,
     signal?: AbortSignal,
     executionId: string = crypto.randomUUID(),
-  ): Promise<{ readonly value: unknown; readonly executionId: string }> {
+  ): Promise<CodeModeOutcome> {
     const started = performance.now();
     this.#nativeCalls.set(executionId, 0);
-    let outcome: { readonly value: unknown; readonly executionId: string } | undefined;
+    let outcome: CodeModeOutcome | undefined;
     let failure: unknown;
     let server: Server | undefined;
     try {
@@ -401,17 +418,21 @@ export class CodeModeService {
     source: string,
     signal: AbortSignal | undefined,
     executionId: string,
-  ): Promise<{ readonly value: unknown; readonly executionId: string }> {
-    let value: unknown;
+  ): Promise<CodeModeOutcome> {
+    let result: ExecuteResult;
     try {
-      value = await executions.run(
+      result = await executions.run(
         executionId,
-        () => server.execute({ id: clientId }, source, signal === undefined ? {} : { signal }),
+        () => server.run({ id: clientId }, source, signal === undefined ? {} : { signal }),
       );
     } catch (err) {
       throw this.#redactError(err);
     }
-    return { value: this.redact((value ?? null) as JsonValue), executionId };
+    // What the program printed is program output like its result: it may quote a secret it assembled.
+    const value = this.redact((result.value ?? null) as JsonValue);
+    return result.output === undefined
+      ? { value, executionId }
+      : { value, executionId, output: this.redact(result.output) };
   }
 
   /**
@@ -430,8 +451,13 @@ export class CodeModeService {
     if (!(err instanceof CodeModeError)) return err;
     const message = this.redact(err.message);
     const detail = err.detail === undefined ? undefined : this.redact(err.detail);
-    if (message === err.message && detail === err.detail) return err;
-    return new CodeModeError(err.code, message, { ...(detail === undefined ? {} : { detail }), cause: err });
+    const output = err.output === undefined ? undefined : this.redact(err.output);
+    if (message === err.message && detail === err.detail && output === err.output) return err;
+    return new CodeModeError(err.code, message, {
+      ...(detail === undefined ? {} : { detail }),
+      ...(output === undefined ? {} : { output }),
+      cause: err,
+    });
   }
 
   /** Ends the sandbox pool; later calls fail with `internal`. */

@@ -11,6 +11,7 @@ import {
   BAD_ARGUMENT_TEXTS,
   catalogExamples,
   catalogListing,
+  cleanOutput,
   errorText,
   type ExampleCapability,
   executeDescription,
@@ -22,7 +23,9 @@ import {
   type ToolListing,
   toolListing,
   type ToolName,
+  withOutput,
 } from "../../../mcp.ts";
+import { CodeModeError } from "../../errors.ts";
 import { describeCapability, type Limits, type StructSchema } from "../../core/mod.ts";
 import type { JsonObject, Tool } from "../domain/mod.ts";
 import { setOwn } from "../../plain.ts";
@@ -207,12 +210,22 @@ async function answer(
         });
       }
       case "execute": {
-        const { value: result } = await service.execute(clientId, value, signal, executionId);
-        return ok({ result: result as JsonObject }, { [EXECUTION_ID_META]: executionId! });
+        const { value: result, output } = await service.execute(clientId, value, signal, executionId);
+        // The output was redacted with the value (service.ts); cleaned like the MCP server's.
+        const printed = output === undefined ? undefined : cleanOutput(output);
+        return ok(
+          printed === undefined
+            ? { result: result as JsonObject }
+            : { result: result as JsonObject, output: printed },
+          { [EXECUTION_ID_META]: executionId! },
+        );
       }
     }
   } catch (err) {
-    const out = fail(errorText(err, signal));
+    const printed = err instanceof CodeModeError && err.output !== undefined
+      ? cleanOutput(err.output)
+      : undefined;
+    const out = fail(withOutput(errorText(err, signal), printed));
     if (executionId !== undefined) out._meta = { [EXECUTION_ID_META]: executionId };
     return out;
   }

@@ -274,7 +274,7 @@ const BAD: [string, string, string, RegExp][] = [
     "bare wildcard rule",
     DS + "clients: [{ id: a, api_key_env: ALICE_KEY }]\npolicy: { clients: { a: { allow: ['*'] } } }\n",
     "policy.clients.a.allow[0]",
-    /wildcards/,
+    /"\*" is not a namespaced tool pattern/,
   ],
   [
     "rule without separator",

@@ -108,7 +108,7 @@ function loadRule(
     const problem = toolPatternProblem(t);
     report(toolsAt, problem);
     const ds = t.slice(0, Math.max(0, t.indexOf("__")));
-    if (problem === undefined && t !== "*" && !known.downstreams.has(ds)) {
+    if (problem === undefined && t !== "*" && !ds.includes("*") && !known.downstreams.has(ds)) {
       report(toolsAt, `"${t}" names unknown downstream "${ds}"`);
     }
   }

@@ -406,9 +406,12 @@ function loadPolicy(
       for (const [i, rule] of (r.strings(listAt) ?? []).entries()) {
         const parsed = parseRule(rule);
         const ruleAt = { path: `${listAt.path}[${i}]`, offset: listAt.offset };
+        const named = typeof parsed === "string" ? undefined : ruleDownstream(parsed);
         if (typeof parsed === "string") r.problems.add(ruleAt, parsed);
-        else if (!downstreams.has(ruleDownstream(parsed))) {
-          r.problems.add(ruleAt, `rule "${rule}" names unknown downstream "${ruleDownstream(parsed)}"`);
+        // A pattern over downstream names (`*__search`) names none; `--check --probe` warns when it
+        // matches no tool.
+        else if (named !== undefined && !downstreams.has(named)) {
+          r.problems.add(ruleAt, `rule "${rule}" names unknown downstream "${named}"`);
         } else lists[kind].push(rule);
       }
     }

@@ -129,7 +129,7 @@ export interface HttpDownstreamConfig extends DownstreamBase {
 /** One downstream MCP server. */
 export type DownstreamConfig = StdioDownstreamConfig | HttpDownstreamConfig;
 
-/** Allow and deny rules of one client: exact names `downstream__tool` or wildcards `downstream__*`. */
+/** Allow and deny rules of one client: tool patterns (`memory__read_graph`, `memory__*`, `*__search_*`). */
 export interface ClientPolicyConfig {
   /** Rules that allow. */
   readonly allow: readonly string[];

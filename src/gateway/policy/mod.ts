@@ -1,6 +1,6 @@
 /**
- * Deny-by-default access policy with exact and `downstream__*` rules, deny beating allow, and the
- * per-client catalog filter built on the same decisions.
+ * Deny-by-default access policy with exact names and `*` patterns (`memory__*`, `memory__read_*`), deny
+ * beating allow, and the per-client catalog filter built on the same decisions.
  *
  * @module
  */

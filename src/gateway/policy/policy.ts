@@ -1,6 +1,7 @@
 /**
  * The gateway's access policy: deny by default, deny beats allow, rules are exact namespaced names
- * (`memory__read_graph`) or whole-downstream wildcards (`memory__*`).
+ * (`memory__read_graph`), whole-downstream wildcards (`memory__*`) or patterns with `*` anywhere in the
+ * name (`memory__read_*`, `*__search_*`; the semantics are the limits' tool patterns, shared).
  *
  * @module
  */
@@ -16,37 +17,48 @@ import {
   type ToolRef,
   tryParseToolRef,
 } from "../domain/mod.ts";
+import { globMatches, isGlob, splitPattern, toolGlobProblem, WILDCARD } from "../../limits/mod.ts";
 
 /** A parsed rule. */
 export type Rule =
   | { readonly kind: "exact"; readonly name: string; readonly ref: ToolRef }
-  | { readonly kind: "downstream"; readonly downstream: string };
+  | { readonly kind: "downstream"; readonly downstream: string }
+  | {
+    readonly kind: "glob";
+    readonly pattern: string;
+    /** The downstream when the part before the first `__` has no `*`; `undefined` when it is a pattern. */
+    readonly downstream: string | undefined;
+  };
 
-const WILDCARD_SUFFIX = `${SEPARATOR}*`;
+const WILDCARD_SUFFIX = `${SEPARATOR}${WILDCARD}`;
 
 /**
- * Parses one rule, or returns why it is not one. Only the two forms are accepted: a bare `*`, a `*`
- * inside a name (`mem*`) or a wildcard on the tool part (`memory__read_*`) are rejected rather than
- * guessed at, so a typo never widens access.
+ * Parses one rule, or returns why it is not one. Three forms: an exact namespaced name
+ * (`memory__read_graph`), a whole downstream (`memory__*`), and any other pattern with `*` standing
+ * for any run of characters, including none and including `__` (`memory__read_*`, `*__search_*`),
+ * always matched against the whole namespaced name. A pattern must contain the `__` separator with
+ * something on both sides, so a bare `*` or `mem*` is refused rather than guessed at and a typo never
+ * widens access to every downstream.
  */
 export function parseRule(rule: string): Rule | string {
-  if (rule.endsWith(WILDCARD_SUFFIX)) {
-    const downstream = rule.slice(0, -WILDCARD_SUFFIX.length);
-    if (!isValidDownstreamName(downstream) || downstream.includes("*")) {
-      return `"${rule}" is not a valid downstream wildcard (downstream__*)`;
+  if (!isGlob(rule)) {
+    const ref = tryParseToolRef(rule);
+    if (ref === undefined || !isValidDownstreamName(ref.downstream)) {
+      return `"${rule}" is not a namespaced tool name (downstream__tool)`;
     }
-    return { kind: "downstream", downstream };
+    return { kind: "exact", name: formatToolRef(ref), ref };
   }
-  if (rule.includes("*")) return `"${rule}": only whole-downstream wildcards (downstream__*) are supported`;
-  const ref = tryParseToolRef(rule);
-  if (ref === undefined || !isValidDownstreamName(ref.downstream)) {
-    return `"${rule}" is not a namespaced tool name (downstream__tool)`;
-  }
-  return { kind: "exact", name: formatToolRef(ref), ref };
+  const problem = toolGlobProblem(rule);
+  if (problem !== undefined) return problem;
+  const { downstream } = splitPattern(rule)!;
+  if (isGlob(downstream)) return { kind: "glob", pattern: rule, downstream: undefined };
+  if (!isValidDownstreamName(downstream)) return `"${rule}": "${downstream}" is not a downstream name`;
+  if (rule === `${downstream}${WILDCARD_SUFFIX}`) return { kind: "downstream", downstream };
+  return { kind: "glob", pattern: rule, downstream };
 }
 
-/** The downstream a rule names. */
-export function ruleDownstream(rule: Rule): string {
+/** The downstream a rule names, or `undefined` for a pattern over downstream names (`*__search`). */
+export function ruleDownstream(rule: Rule): string | undefined {
   return rule.kind === "exact" ? rule.ref.downstream : rule.downstream;
 }
 
@@ -58,26 +70,30 @@ export interface ClientRules {
   readonly deny: readonly string[];
 }
 
-/** A compiled rule set: exact names and wildcard downstreams. */
+/** A compiled rule set: exact names and wildcard downstreams in sets, other patterns in a list. */
 interface RuleSet {
   readonly exact: ReadonlySet<string>;
   readonly downstreams: ReadonlySet<string>;
+  readonly globs: readonly string[];
 }
 
 function compile(rules: readonly string[]): RuleSet {
   const exact = new Set<string>();
   const downstreams = new Set<string>();
+  const globs: string[] = [];
   for (const text of rules) {
     const rule = parseRule(text);
     if (typeof rule === "string") throw new TypeError(`invalid policy rule: ${rule}`);
     if (rule.kind === "exact") exact.add(rule.name);
-    else downstreams.add(rule.downstream);
+    else if (rule.kind === "downstream") downstreams.add(rule.downstream);
+    else globs.push(rule.pattern);
   }
-  return { exact, downstreams };
+  return { exact, downstreams, globs };
 }
 
 function matches(set: RuleSet, ref: ToolRef, name: string): boolean {
-  return set.downstreams.has(ref.downstream) || set.exact.has(name);
+  return set.downstreams.has(ref.downstream) || set.exact.has(name) ||
+    set.globs.some((g) => globMatches(g, name));
 }
 
 /**

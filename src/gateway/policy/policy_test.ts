@@ -59,8 +59,58 @@ Deno.test("policy: rule syntax", () => {
   assert.deepEqual(parseRule("memory__*"), { kind: "downstream", downstream: "memory" });
   const exact = parseRule("memory__read_graph");
   assert.ok(typeof exact !== "string" && exact.kind === "exact" && exact.name === "memory__read_graph");
-  for (const bad of ["*", "mem*", "memory__read_*", "__*", "memory", "memory__", "__x", "a____b", "a___*"]) {
+  assert.deepEqual(parseRule("memory__read_*"), {
+    kind: "glob",
+    pattern: "memory__read_*",
+    downstream: "memory",
+  });
+  assert.deepEqual(parseRule("*__search_*"), { kind: "glob", pattern: "*__search_*", downstream: undefined });
+  assert.deepEqual(parseRule("a___*"), { kind: "glob", pattern: "a___*", downstream: "a" });
+  // A pattern must spell out the separator: a bare `*` or `mem*` would silently cover every downstream.
+  for (const bad of ["*", "mem*", "__*", "memory", "memory__", "__x", "a____b", "*__", "a____*"]) {
     assert.equal(typeof parseRule(bad), "string", bad);
   }
   assert.throws(() => new Policy({ x: { allow: ["*"], deny: [] } }), TypeError);
+});
+
+Deno.test("policy: `*` within names, deny wins — decisions match a reference model on generated policies", () => {
+  let seed = 2025;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const choose = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)];
+  const downstreams = ["memory", "mem", "github"];
+  const tools = ["read_graph", "read", "search_nodes", "search", "delete", "a__search_x", "read_"];
+  const names = downstreams.flatMap((d) => tools.map((t) => [d, t] as const));
+  const patterns = [
+    "memory__*",
+    "mem__*",
+    "memory__read_*",
+    "memory__read*",
+    "*__search_*",
+    "*__search*",
+    "mem*__*",
+    "*__*",
+    "github__*_x",
+    "*__read",
+    "memory__read_graph",
+    "github__search",
+  ];
+  // The model, independent of the policy code: a rule is a regex over the whole name with `*` as `.*`.
+  const re = (p: string) => new RegExp(`^${p.split("*").join(".*")}$`);
+  const any = (rules: string[], name: string) => rules.some((r) => re(r).test(name));
+  for (let i = 0; i < 400; i++) {
+    const rules = {
+      allow: Array.from({ length: Math.floor(next() * 4) }, () => choose(patterns)),
+      deny: Array.from({ length: Math.floor(next() * 3) }, () => choose(patterns)),
+    };
+    const p = new Policy({ c: rules });
+    for (const [ds, tool] of names) {
+      const name = `${ds}__${tool}`;
+      const want: ReasonCode = any(rules.deny, name)
+        ? "denied_explicit"
+        : any(rules.allow, name)
+        ? "allowed"
+        : "denied_default";
+      assert.equal(p.decide({ id: "c" }, toolRef(ds, tool)).reason, want, `${JSON.stringify(rules)} ${name}`);
+    }
+  }
 });
