@@ -5,28 +5,10 @@
  * execution, and through the library entry (`Gateway.execute` and its `CodeModeError.output`).
  */
 import assert from "node:assert/strict";
-import { Gateway } from "../../src/gateway/mod.ts";
 import { REDACTED } from "../../src/gateway/redact/mod.ts";
 import { isCodeModeError } from "../../src/errors.ts";
-import { connect, loadConfig, randomKey, stdioDownstream, text } from "./_helpers.ts";
-
-const SERVER = new URL("./fixtures/leaky_stdio_server.ts", import.meta.url).pathname;
-const SECRET = 'Zq7"x\\p-LEAK-91k3';
-const NAME_SECRET = "nmSecret4242abcd";
-
-function forms(secret: string): string[] {
-  const out = [secret];
-  for (let i = 0; i < 6; i++) out.push(JSON.stringify(out[out.length - 1]).slice(1, -1));
-  return out;
-}
-const FORMS = forms(SECRET);
-
-function assertNoLeak(where: string, value: unknown): void {
-  const s = typeof value === "string" ? value : JSON.stringify(value);
-  for (const [layers, form] of FORMS.entries()) {
-    assert.ok(!s.includes(form), `${where}: the secret leaked (form ${layers}): ${s.slice(0, 400)}`);
-  }
-}
+import { text } from "./_helpers.ts";
+import { assertNoLeak, startLeakyGateway } from "./fixtures/leaky_gateway.ts";
 
 const ASSEMBLE = '    s = leaky.split(index=0)["piece"] + leaky.split(index=1)["piece"] + ' +
   'leaky.split(index=2)["piece"]\n';
@@ -42,28 +24,7 @@ const PRINTS: readonly string[] = [
 ];
 
 Deno.test("printed output is redacted on the gateway", async (t) => {
-  const dir = await Deno.makeTempDir({ prefix: "gw-print-" });
-  const env = { P_ALICE_KEY: randomKey(), P_SECRET: SECRET, P_NAME_SECRET: NAME_SECRET };
-  const config = await loadConfig(
-    dir,
-    `
-listen: 127.0.0.1:0
-clients: [{ id: alice, api_key_env: P_ALICE_KEY, mode: both }]
-downstreams:
-${
-      stdioDownstream("leaky", ["run", "--allow-env", "--allow-read", JSON.stringify(SERVER)], [
-        "secrets: { LEAKY_SECRET: P_SECRET, LEAKY_NAME_SECRET: P_NAME_SECRET }",
-      ])
-    }
-policy:
-  clients: { alice: { allow: ["leaky__*"] } }
-audit: { sink: ${JSON.stringify(`file:${dir}/audit.jsonl`)} }
-`,
-    env,
-  );
-  const gateway = await Gateway.create(config, { startTimeoutMs: 60_000, log: () => {} });
-  const { url } = await gateway.serve();
-  const client = await connect(url, env.P_ALICE_KEY);
+  const { dir, gateway, client } = await startLeakyGateway();
   try {
     await t.step("a successful execution: structuredContent.output and the text mirror", async () => {
       for (const p of PRINTS) {

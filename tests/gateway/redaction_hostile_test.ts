@@ -8,57 +8,14 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { Gateway } from "../../src/gateway/mod.ts";
 import { REDACTED } from "../../src/gateway/redact/mod.ts";
 import { isCodeModeError } from "../../src/errors.ts";
-import { connect, loadConfig, randomKey, stdioDownstream, text } from "./_helpers.ts";
+import { text } from "./_helpers.ts";
+import { assertNoLeak, NAME_SECRET, startLeakyGateway } from "./fixtures/leaky_gateway.ts";
 
-const SERVER = new URL("./fixtures/leaky_stdio_server.ts", import.meta.url).pathname;
-/** The secret, with a quote and a backslash: every JSON encoding changes how it is written. */
-const SECRET = 'Zq7"x\\p-LEAK-91k3';
-/** A secret usable in a tool name. */
-const NAME_SECRET = "nmSecret4242abcd";
-
-/** The secret as written under 0..6 layers of JSON string escapes (without the outer quotes). */
-function forms(secret: string): string[] {
-  const out = [secret];
-  for (let i = 0; i < 6; i++) out.push(JSON.stringify(out[out.length - 1]).slice(1, -1));
-  return out;
-}
-const FORMS = [...forms(SECRET), NAME_SECRET];
-
-/** Fails when any JSON-escaped form of either secret occurs in `value` (strings are checked as they are). */
-function assertNoLeak(where: string, value: unknown): void {
-  const s = typeof value === "string" ? value : JSON.stringify(value);
-  for (const [layers, form] of FORMS.entries()) {
-    assert.ok(!s.includes(form), `${where}: the secret leaked (form ${layers}): ${s.slice(0, 400)}`);
-  }
-}
-
-async function start(logs: string[]) {
-  const dir = await Deno.makeTempDir({ prefix: "gw-leaky-" });
-  const env = { R_ALICE_KEY: randomKey(), R_SECRET: SECRET, R_NAME_SECRET: NAME_SECRET };
-  const config = await loadConfig(
-    dir,
-    `
-listen: 127.0.0.1:0
-clients: [{ id: alice, api_key_env: R_ALICE_KEY, mode: both }]
-downstreams:
-${
-      stdioDownstream("leaky", ["run", "--allow-env", "--allow-read", JSON.stringify(SERVER)], [
-        "secrets: { LEAKY_SECRET: R_SECRET, LEAKY_NAME_SECRET: R_NAME_SECRET }",
-      ])
-    }
-policy:
-  clients: { alice: { allow: ["leaky__*"] } }
-audit: { sink: ${JSON.stringify(`file:${dir}/audit.jsonl`)} }
-`,
-    env,
-  );
-  const gateway = await Gateway.create(config, { startTimeoutMs: 60_000, log: (l) => logs.push(l) });
-  const { url } = await gateway.serve();
-  const client = await connect(url, env.R_ALICE_KEY);
-  return { dir, gateway, client };
+/** Starts the gateway; `logs` collects its operator log. */
+function start(logs: string[]) {
+  return startLeakyGateway((l) => logs.push(l));
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>) {

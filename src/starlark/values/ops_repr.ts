@@ -135,24 +135,31 @@ export function escapeASCII(c: number): string {
   }
 }
 
-/** A literal piece of output on the printer's work stack. */
-class Lit {
+/** A literal piece of output on the printer's work stack (also the bounded quoter's, quote_bounded.ts). */
+export class Lit {
   constructor(readonly s: string) {}
 }
-const CLOSE_LIST = new Lit("]");
-const CLOSE_TUPLE = new Lit(")");
-const CLOSE_TUPLE1 = new Lit(",)");
-const CLOSE_DICT = new Lit("}");
-const CLOSE_SET = new Lit("])");
-const COLON = new Lit(": ");
+/** A fixed piece of a container's text. */
+export const CLOSE_LIST: Lit = new Lit("]");
+/** A fixed piece of a container's text. */
+export const CLOSE_TUPLE: Lit = new Lit(")");
+/** A fixed piece of a container's text. */
+export const CLOSE_TUPLE1: Lit = new Lit(",)");
+/** A fixed piece of a container's text. */
+export const CLOSE_DICT: Lit = new Lit("}");
+/** A fixed piece of a container's text. */
+export const CLOSE_SET: Lit = new Lit("])");
+/** A fixed piece of a container's text. */
+export const COLON: Lit = new Lit(": ");
 /** Marks the end of a list's or dict's contents: pop it from the cycle-detection path. */
-const POP = new Lit("");
+export const POP: Lit = new Lit("");
 
 /**
  * The elements of a container still to print, one at a time: pushing them all at once would put 2n
  * entries on the work stack (and copy a dict's entries) in one unpolled, uncharged step.
  */
-class Cursor {
+export class Cursor {
+  /** The next element's position. */
   i = 0;
   constructor(
     readonly elems: readonly Value[] | undefined,
@@ -163,7 +170,8 @@ class Cursor {
   ) {}
 }
 
-type Work = Value | Lit | Cursor;
+/** An entry of the printer's work stack. */
+export type Work = Value | Lit | Cursor;
 
 /** `repr(x)` as a binary string; with a thread, the work and output size are charged to its budgets. */
 export function repr(x: Value, thread?: Thread): string {

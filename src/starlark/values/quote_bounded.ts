@@ -20,7 +20,20 @@
  */
 import { formatFloat } from "./float_format.ts";
 import { intBits, mulSteps } from "./int_cost.ts";
-import { escapeASCII, repr } from "./ops_repr.ts";
+import {
+  CLOSE_DICT,
+  CLOSE_LIST,
+  CLOSE_SET,
+  CLOSE_TUPLE,
+  CLOSE_TUPLE1,
+  COLON,
+  Cursor,
+  escapeASCII,
+  Lit,
+  POP,
+  repr,
+  type Work,
+} from "./ops_repr.ts";
 import type { StarlarkReprable } from "./ops_repr.ts";
 import { decodeRune, isPrint } from "./utf8.ts";
 import { Builtin, Bytes, Dict, Float, List, Module, Range, StarSet, Tuple, typeName } from "./value.ts";
@@ -160,32 +173,6 @@ export function intBounded(x: number | bigint, limit: number = QUOTE_LIMIT, thre
   const shown = lead.slice(0, limit);
   return (neg ? "-" : "") + shown + moreMarker(lead.length - shown.length + k, "digit");
 }
-
-/** A literal piece on the walk's stack (brackets and separators). */
-class Lit {
-  constructor(readonly s: string) {}
-}
-const CLOSE_LIST = new Lit("]");
-const CLOSE_TUPLE = new Lit(")");
-const CLOSE_TUPLE1 = new Lit(",)");
-const CLOSE_DICT = new Lit("}");
-const CLOSE_SET = new Lit("])");
-const COLON = new Lit(": ");
-/** Ends a list's or dict's contents: it leaves the cycle-detection path. */
-const POP = new Lit("");
-
-/** The elements of a container still to write, one at a time. */
-class Cursor {
-  i = 0;
-  constructor(
-    readonly elems: readonly Value[] | undefined,
-    readonly entries: Iterator<Value | DictEntry> | undefined,
-    readonly isDict: boolean,
-    readonly vals?: readonly Value[],
-  ) {}
-}
-
-type Work = Value | Lit | Cursor;
 
 /** Dicts up to this size are walked by position, like `repr` does (same order either way). */
 const SMALL_DICT = 8;
