@@ -4,7 +4,7 @@
  * whole-process wall time of each, the ratios ours/starlark-go and ours/CPython, and their geometric means,
  * then the median peak memory (maximum resident set size) of ours and starlark-go and their ratio.
  *
- *     deno task compare [--runs N] [--only NAME[,NAME...]] [--no-python] [--cpu] [--modules]
+ *     deno task compare [--runs N] [--only NAME[,NAME...]] [--no-python] [--cpu] [--modules] [--v8-flags F]
  *
  * `--cpu` reports the processes' CPU time (user + system) instead of wall time: on a busy machine it varies
  * much less than wall time. CPU time and peak memory come from GNU `time` at /usr/bin/time; without it
@@ -14,8 +14,14 @@
  * bundle of the CLI; `--modules` runs `src/starlark/cli.ts` from its module graph instead (15–20 ms and
  * 8 MiB more per process).
  *
- * After the programs, a start-up row: a program whose `main()` returns 0, run at least 11 times, median
- * wall time (always wall: start-up is what a user waits for) and peak memory — each implementation's floor.
+ * A start-up row (printed last, measured first): a program whose `main()` returns 0, run at least 11 times,
+ * median wall time (always wall: start-up is what a user waits for) and peak memory — each implementation's
+ * floor. The memory columns then also give each program's peak above its implementation's floor (`ours Δ`,
+ * `go Δ`: what the engine allocates for the program's values, without Deno's fixed start-up), their ratio
+ * and its geometric mean. A Δ below {@link MIN_DELTA_MIB} (zero or negative included: a program lighter
+ * than the floor's own noise) counts as that, so that every ratio is defined; such a cell is marked `*`.
+ *
+ * `--v8-flags A,B` runs ours with those V8 flags instead of the `star` task's (to try candidates).
  *
  * How each implementation runs a program (each must print the same checksum, or the script fails):
  * - ours: the `star` task's command (`deno run -A --v8-flags=... src/starlark/cli_launcher.ts`, read from
@@ -71,6 +77,8 @@ interface Flags {
   python: boolean;
   cpu: boolean;
   modules: boolean;
+  /** V8 flags replacing the `star` task's, or undefined for the task's own. */
+  v8Flags: string | undefined;
 }
 
 function parseFlags(args: string[]): Flags {
@@ -79,6 +87,7 @@ function parseFlags(args: string[]): Flags {
   let python = true;
   let cpu = false;
   let modules = false;
+  let v8Flags: string | undefined;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--runs") {
       runs = Number(args[++i]);
@@ -91,15 +100,18 @@ function parseFlags(args: string[]): Flags {
       cpu = true;
     } else if (args[i] === "--modules") {
       modules = true;
+    } else if (args[i] === "--v8-flags") {
+      v8Flags = args[++i];
+      if (v8Flags === undefined || v8Flags === "") throw new Error("--v8-flags wants a comma-separated list");
     } else {
       throw new Error(
         `unknown argument ${
           args[i]
-        }; usage: deno task compare [--runs N] [--only a,b] [--no-python] [--cpu] [--modules]`,
+        }; usage: deno task compare [--runs N] [--only a,b] [--no-python] [--cpu] [--modules] [--v8-flags F]`,
       );
     }
   }
-  return { runs, only, python, cpu, modules };
+  return { runs, only, python, cpu, modules, v8Flags };
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -300,13 +312,32 @@ async function measure(
   return { medians, rss };
 }
 
+/**
+ * Peaks above this many MiB over the floor count as that: below it a Δ is noise of the floor's own
+ * measurement (a few hundred KiB between runs), and a Δ at or below zero would leave the ratio undefined.
+ */
+export const MIN_DELTA_MIB = 0.5;
+
+/** A program's peak above its implementation's floor, in MiB, clamped at {@link MIN_DELTA_MIB}. */
+export function deltaMiB(peakKiB: number, floorKiB: number): { mib: number; clamped: boolean } {
+  const mib = (peakKiB - floorKiB) / 1024;
+  return mib < MIN_DELTA_MIB ? { mib: MIN_DELTA_MIB, clamped: true } : { mib, clamped: false };
+}
+
+/** The `deno run` options ours runs with: the star task's, or its own V8 flags replaced by `v8Flags`. */
+export function denoOptions(taskOptions: string[], v8Flags: string | undefined): string[] {
+  if (v8Flags === undefined) return taskOptions;
+  return [...taskOptions.filter((o) => !o.startsWith("--v8-flags=")), `--v8-flags=${v8Flags}`];
+}
+
 async function main(): Promise<void> {
-  const { runs, only, python, cpu, modules } = parseFlags(Deno.args);
+  const { runs, only, python, cpu, modules, v8Flags } = parseFlags(Deno.args);
   const gnuTime = await exists(GNU_TIME);
   if (cpu && !gnuTime) throw new Error(`--cpu needs GNU time at ${GNU_TIME}`);
   const starlarkGo = await locateStarlarkGo();
   const cli = join(root, "src", "starlark", modules ? "cli.ts" : "cli_launcher.ts");
-  const impls = runners(starlarkGo, python, cli, await starTaskOptions());
+  const options = denoOptions(await starTaskOptions(), v8Flags);
+  const impls = runners(starlarkGo, python, cli, options);
   const programs = [...Deno.readDirSync(programsDir)]
     .filter((e) => e.isFile && e.name.endsWith(".star") && !EXCLUDED.has(e.name))
     .map((e) => e.name)
@@ -317,9 +348,18 @@ async function main(): Promise<void> {
   console.log(
     `starlark-go: ${starlarkGo} (${STARLARK_GO_VERSION}); ${runs} runs per program, median ${
       cpu ? "CPU (user + system)" : "wall"
-    } time; ours from ${modules ? "the CLI's modules" : "the launcher's bundle of the CLI"}`,
+    } time; ours from ${modules ? "the CLI's modules" : "the launcher's bundle of the CLI"} with ${
+      options.join(" ")
+    }`,
   );
-  const memory = gnuTime ? ["ours MiB", "go MiB", "mem o/g"] : [];
+
+  // The floors first: every program's Δ columns subtract them.
+  tmpDir ??= await Deno.makeTempDir({ prefix: "codemode-compare-" });
+  const trivial = join(tmpDir, "startup.star");
+  await Deno.writeTextFile(trivial, "def main():\n    return 0\n");
+  const start = await measure(impls, trivial, Math.max(runs, 11), false, gnuTime);
+
+  const memory = gnuTime ? ["ours MiB", "go MiB", "mem o/g", "ours Δ", "go Δ", "Δ o/g"] : [];
   const header = [
     "program",
     ...impls.map((r) => `${r.name} ms`),
@@ -327,7 +367,7 @@ async function main(): Promise<void> {
     ...(python ? ["ours/py"] : []),
     ...memory,
   ];
-  const widths = [20, 12, 15, 12, 9, 9, 10, 10, 9];
+  const widths = [20, 12, 15, 12, 9, 9, 10, 10, 9, 9, 9, 7];
   // Without CPython, drop its time and ratio columns.
   if (!python) {
     widths.splice(3, 1);
@@ -338,6 +378,7 @@ async function main(): Promise<void> {
   const ratiosGo: number[] = [];
   const ratiosPy: number[] = [];
   const ratiosMem: number[] = [];
+  const ratiosDelta: number[] = [];
   for (const name of programs) {
     const { medians, rss } = await measure(impls, join(programsDir, name), runs, cpu, gnuTime);
     const rGo = medians[0] / medians[1];
@@ -351,24 +392,35 @@ async function main(): Promise<void> {
     if (gnuTime) {
       const rMem = rss[0] / rss[1];
       ratiosMem.push(rMem);
-      row.push((rss[0] / 1024).toFixed(1), (rss[1] / 1024).toFixed(1), rMem.toFixed(2));
+      const ours = deltaMiB(rss[0], start.rss[0]);
+      const go = deltaMiB(rss[1], start.rss[1]);
+      const rDelta = ours.mib / go.mib;
+      ratiosDelta.push(rDelta);
+      const cell = (d: { mib: number; clamped: boolean }) => d.mib.toFixed(1) + (d.clamped ? "*" : "");
+      row.push(
+        (rss[0] / 1024).toFixed(1),
+        (rss[1] / 1024).toFixed(1),
+        rMem.toFixed(2),
+        cell(ours),
+        cell(go),
+        rDelta.toFixed(2),
+      );
     }
     console.log(row.map((c, i) => pad(c, widths[i], i > 0)).join(" "));
   }
   const gm = ["geomean", ...impls.map(() => ""), geomean(ratiosGo).toFixed(2)];
   if (python) gm.push(geomean(ratiosPy).toFixed(2));
-  if (gnuTime) gm.push("", "", geomean(ratiosMem).toFixed(2));
+  if (gnuTime) gm.push("", "", geomean(ratiosMem).toFixed(2), "", "", geomean(ratiosDelta).toFixed(2));
   console.log(gm.map((c, i) => pad(c, widths[i], i > 0)).join(" "));
 
-  tmpDir ??= await Deno.makeTempDir({ prefix: "codemode-compare-" });
-  const trivial = join(tmpDir, "startup.star");
-  await Deno.writeTextFile(trivial, "def main():\n    return 0\n");
-  const start = await measure(impls, trivial, Math.max(runs, 11), false, gnuTime);
   const row = ["start-up (wall)", ...start.medians.map((m) => m.toFixed(1)), ""];
   if (python) row.push("");
   if (gnuTime) row.push(...start.rss.map((k) => (k / 1024).toFixed(1)), "");
   console.log(row.map((c, i) => pad(c, widths[i], i > 0)).join(" "));
-  if (tmpDir !== undefined) await Deno.remove(tmpDir, { recursive: true });
+  if (gnuTime) {
+    console.log(`Δ: peak minus the start-up row's peak; * marks a Δ clamped at ${MIN_DELTA_MIB} MiB`);
+  }
+  await Deno.remove(tmpDir, { recursive: true });
 }
 
 if (import.meta.main) await main();

@@ -11,11 +11,12 @@
  *
  * Arguments: `--warm-up=MS` spends up to MS milliseconds optimizing the engine before reporting ready.
  * When V8 is started with `--expose-gc`, a run that grew the heap is followed by a full collection so
- * that an idle child gives its memory back.
+ * that an idle child gives its memory back (after the result is sent, unless the heap is large enough
+ * for its size to decide whether the host keeps the child).
  *
  * @module
  */
-import { memoryAfterRun, noteBaselineHeap } from "./memory.ts";
+import { memoryAfterRunDeferred, noteBaselineHeap } from "./memory.ts";
 import {
   CatalogCache,
   interruptedError,
@@ -90,7 +91,9 @@ function run(msg: ProcRunHeader): void {
       },
     }
     : { value: undefined, head: outcome as ProcOutcome };
-  send({ t: "done", id: msg.id, outcome: head, ...memoryAfterRun() } satisfies ProcDoneHeader, value);
+  const { collect, ...memory } = memoryAfterRunDeferred();
+  send({ t: "done", id: msg.id, outcome: head, ...memory } satisfies ProcDoneHeader, value);
+  collect?.(); // while the host reads the result, not before
 }
 
 /** Tries each privileged operation; harmless even if one were allowed (nothing is created or changed). */

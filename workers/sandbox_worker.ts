@@ -5,10 +5,10 @@
  * spawned with `deno: { permissions: "none" }`.
  *
  * Programs never reach JS: the engine exposes no `eval`, no `import()` and no Deno API. A native call
- * posts its encoded arguments to the host and blocks on the shared buffer until the host writes the
- * result (see `src/executor/protocol.ts`). The engine polls the buffer's interrupt flag and this
- * worker's own copy of the deadline, so a cancelled or overdue program stops within a few thousand
- * steps even when the host's event loop is busy.
+ * writes its encoded arguments into the shared buffer (or posts them, when they do not fit) and blocks
+ * on the buffer until the host writes the result (see `src/executor/protocol.ts`). The engine polls the
+ * buffer's interrupt flag and this worker's own copy of the deadline, so a cancelled or overdue program
+ * stops within a few thousand steps even when the host's event loop is busy.
  *
  * @module
  */
@@ -78,7 +78,10 @@ function run(msg: RunMessage): void {
   const native = (cap: number, args: Uint8Array): Uint8Array => {
     const s = ++seq;
     if (!ch.beginCall()) throw interruptedError(interruptName(ch.interruptReason()));
-    post({ t: "call", id, seq: s, cap, args } satisfies CallMessage, [args.buffer as ArrayBuffer]);
+    // Through the shared buffer when the arguments fit; a larger map travels as a message.
+    if (!ch.postCall(s, cap, args)) {
+      post({ t: "call", id, seq: s, cap, args } satisfies CallMessage, [args.buffer as ArrayBuffer]);
+    }
     const reply = ch.awaitReply(s, msg.budgets.maxValueBytes, deadline, (offset) => {
       post({ t: "more", id, seq: s, offset } satisfies MoreMessage);
     });

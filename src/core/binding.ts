@@ -21,7 +21,7 @@ import { CodeModeError } from "../errors.ts";
 import { isPlainRecord, nullRecord, setOwn } from "../plain.ts";
 import { kindWord, type TypeSchema } from "../schema.ts";
 import { escapeModelText } from "../text.ts";
-import { unexpectedNameHint } from "../suggest.ts";
+import { unexpectedNameHint } from "../suggest/mod.ts";
 import type { StructSchema } from "./types.ts";
 import { at, exactFloat, FLOAT, INT, PathFailure, renderPath } from "./value_path.ts";
 

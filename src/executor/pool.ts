@@ -166,9 +166,33 @@ export class WorkerPool implements Executor {
     });
     sb.catalogKey = catalog.key;
     this.#cpu.started(sb);
+    this.#watchCalls(sb, exec, 0);
+  }
+
+  /**
+   * Keeps one `Atomics.waitAsync` pending on the call word of `sb`'s buffer while `exec` runs, and
+   * handles each call record the worker writes there like a call message. The wait ends with the run:
+   * every way a run ends wakes it (the `done` message, an interrupt, the worker's end), and a wake
+   * after the run has settled does nothing.
+   */
+  #watchCalls(sb: Sandbox, exec: PoolExecution, seen: number): void {
+    sb.channel.awaitCall(seen, () => {
+      if (exec.settled || sb.execution !== exec || sb.state === "stopping" || sb.state === "dead") return;
+      let record: ReturnType<typeof sb.channel.takeCall>;
+      try {
+        record = sb.channel.takeCall(seen);
+      } catch (e) {
+        this.#violation(sb, e instanceof Error ? e.message : "malformed call record");
+        return;
+      }
+      if (record === undefined) return this.#watchCalls(sb, exec, seen); // a wake without a new call
+      this.#watchCalls(sb, exec, record.seq);
+      this.#onCall(sb, exec, { t: "call", id: exec.id, ...record });
+    });
   }
 
   #violation(sb: Sandbox, reason: string): void {
+    sb.channel.releaseCallWait();
     this.#cpu.ended(sb);
     this.#scheduler.fault(sb, internalError(`sandbox protocol failure: ${reason}`));
   }
@@ -237,6 +261,7 @@ export class WorkerPool implements Executor {
   #onDone(sb: Sandbox, exec: PoolExecution, msg: DoneMessage): void {
     // Posting `done` is the worker's last act of a run: it is back at its event loop.
     sb.atRest = true;
+    sb.channel.releaseCallWait();
     this.#cpu.ended(sb);
     // The worker's own figure only decides whether to keep it: a lie costs nothing but its reuse.
     const ok = (msg.outcome as { ok?: unknown } | null)?.ok === true;

@@ -49,23 +49,71 @@ export class FrameError extends Error {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/**
+ * Headers up to this many bytes that are plain ASCII (every native-call frame) are copied char by char:
+ * `TextEncoder`/`TextDecoder` calls cross into the runtime, which costs more than the copy.
+ */
+const SHORT_HEADER_BYTES = 256;
+
+/** Whether `s` is short ASCII text (its UTF-8 bytes are its char codes). */
+function shortAscii(s: string): boolean {
+  if (s.length > SHORT_HEADER_BYTES) return false;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+function putU32(out: Uint8Array, at: number, n: number): void {
+  out[at] = n & 0xff;
+  out[at + 1] = (n >>> 8) & 0xff;
+  out[at + 2] = (n >>> 16) & 0xff;
+  out[at + 3] = n >>> 24;
+}
+
+function getU32(b: Uint8Array, at: number): number {
+  return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16)) + b[at + 3] * 0x1000000;
+}
+
 /** Encodes one frame. */
 export function encodeFrame<H extends { readonly t: string }>(header: H, payload?: Uint8Array): Uint8Array {
-  const h = encoder.encode(JSON.stringify(header));
-  const p = payload ?? new Uint8Array(0);
-  const out = new Uint8Array(FRAME_PREFIX_BYTES + h.length + p.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, h.length, true);
-  view.setUint32(4, p.length, true);
-  out.set(h, FRAME_PREFIX_BYTES);
-  out.set(p, FRAME_PREFIX_BYTES + h.length);
+  const json = JSON.stringify(header);
+  const pLen = payload === undefined ? 0 : payload.length;
+  let out: Uint8Array;
+  let hLen: number;
+  if (shortAscii(json)) {
+    hLen = json.length;
+    out = new Uint8Array(FRAME_PREFIX_BYTES + hLen + pLen);
+    for (let i = 0; i < hLen; i++) out[FRAME_PREFIX_BYTES + i] = json.charCodeAt(i);
+  } else {
+    const h = encoder.encode(json);
+    hLen = h.length;
+    out = new Uint8Array(FRAME_PREFIX_BYTES + hLen + pLen);
+    out.set(h, FRAME_PREFIX_BYTES);
+  }
+  putU32(out, 0, hLen);
+  putU32(out, 4, pLen);
+  if (payload !== undefined) out.set(payload, FRAME_PREFIX_BYTES + hLen);
   return out;
+}
+
+/** The text of a header: short ASCII directly, anything else through the strict UTF-8 decoder. */
+function headerText(bytes: Uint8Array): string {
+  if (bytes.length <= SHORT_HEADER_BYTES) {
+    let ascii = true;
+    for (let i = 0; i < bytes.length; i++) {
+      if (bytes[i] > 0x7f) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) return String.fromCharCode.apply(null, bytes as unknown as number[]);
+  }
+  return decoder.decode(bytes);
 }
 
 function parseHeader(bytes: Uint8Array): Record<string, unknown> {
   let header: unknown;
   try {
-    header = JSON.parse(decoder.decode(bytes));
+    header = JSON.parse(headerText(bytes));
   } catch {
     throw new FrameError("frame header is not UTF-8 JSON");
   }
@@ -112,9 +160,8 @@ export class FrameDecoder {
     for (;;) {
       const avail = this.#end - this.#start;
       if (avail < FRAME_PREFIX_BYTES) break;
-      const view = new DataView(this.#buf.buffer, this.#buf.byteOffset + this.#start, FRAME_PREFIX_BYTES);
-      const hLen = view.getUint32(0, true);
-      const pLen = view.getUint32(4, true);
+      const hLen = getU32(this.#buf, this.#start);
+      const pLen = getU32(this.#buf, this.#start + 4);
       if (hLen === 0 || hLen > this.#limits.maxHeaderBytes) {
         throw new FrameError(`frame header of ${hLen} bytes (limit ${this.#limits.maxHeaderBytes})`);
       }
@@ -176,9 +223,8 @@ export class SyncFrameReader {
       if (this.#end === this.#start) return null;
       throw new FrameError("input ended inside a frame prefix");
     }
-    const view = new DataView(this.#buf.buffer, this.#start, FRAME_PREFIX_BYTES);
-    const hLen = view.getUint32(0, true);
-    const pLen = view.getUint32(4, true);
+    const hLen = getU32(this.#buf, this.#start);
+    const pLen = getU32(this.#buf, this.#start + 4);
     if (hLen === 0 || hLen > this.#maxHeader || pLen > this.#maxPayload) {
       throw new FrameError(`frame of ${hLen}+${pLen} bytes exceeds the limits`);
     }

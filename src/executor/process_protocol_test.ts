@@ -101,3 +101,63 @@ Deno.test("frames: the blocking reader reads partial chunks and tells a clean en
   );
   assert.throws(() => limited.next(), /exceeds the limits/);
 });
+
+Deno.test("frames: headers of any text and length round-trip byte for byte, either side of the ASCII fast path", () => {
+  const pieces = ["a", '"', "\\", "\n", "\u007f", "é", "\u0080", "€", "😀", "\ud800"];
+  let seed = 11;
+  const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  const cases: { t: string; [k: string]: unknown }[] = [];
+  for (let len = 220; len <= 300; len++) {
+    // Pure ASCII text around the 256-byte edge, then the same with one non-ASCII char at a random place.
+    const text = "x".repeat(len);
+    cases.push({ t: "run", source: text });
+    const at = rand(len);
+    cases.push({ t: "run", source: text.slice(0, at) + pieces[rand(pieces.length)] + text.slice(at + 1) });
+  }
+  for (let i = 0; i < 200; i++) {
+    const n = rand(40);
+    cases.push({
+      t: "done",
+      id: i,
+      message: Array.from({ length: n }, () => pieces[rand(pieces.length)]).join(""),
+    });
+  }
+  for (const header of cases) {
+    const frame = encodeFrame(header, new Uint8Array([rand(256)]));
+    const json = new TextEncoder().encode(JSON.stringify(header));
+    assert.equal(new DataView(frame.buffer).getUint32(0, true), json.length, "the prefix counts UTF-8 bytes");
+    assert.deepEqual(frame.subarray(8, 8 + json.length), json, "the header is the UTF-8 of its JSON");
+    const [decoded] = new FrameDecoder({ maxHeaderBytes: 4096, maxPayloadBytes: () => 1 }).push(frame);
+    // A lone surrogate is not valid UTF-8: TextEncoder writes U+FFFD, so compare with what it keeps.
+    assert.deepEqual(decoded.header, JSON.parse(new TextDecoder().decode(json)));
+  }
+});
+
+Deno.test("frames: a short header with bytes that are not UTF-8 is still refused", () => {
+  for (
+    const bytes of [[0x7b, 0xff, 0x7d], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [
+      0xf8,
+      0x88,
+      0x80,
+      0x80,
+      0x80,
+    ]]
+  ) {
+    // Inside a JSON string, so that only the UTF-8 check can refuse the header (read as Latin-1 it parses).
+    const header = [...new TextEncoder().encode('{"t":"'), ...bytes, ...new TextEncoder().encode('"}')];
+    const frame = new Uint8Array([...prefix(header.length, 0), ...header]);
+    assert.throws(() => new FrameDecoder(limits(10)).push(frame), /not UTF-8 JSON/, String(bytes));
+    let used = false;
+    const reader = new SyncFrameReader(
+      (buf) => {
+        if (used) return null;
+        used = true;
+        buf.set(frame);
+        return frame.length;
+      },
+      256,
+      10,
+    );
+    assert.throws(() => reader.next(), /not UTF-8 JSON/, String(bytes));
+  }
+});

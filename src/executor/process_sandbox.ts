@@ -59,6 +59,9 @@ export interface ProcessSpawnOptions {
   readonly denoDir?: string;
 }
 
+/** Size of the buffer the child's stdout is read into (a larger frame arrives over several reads). */
+const READ_CHUNK_BYTES = 64 * 1024;
+
 /** Bytes of the child's stderr kept to classify its end (V8 prints its out-of-memory report there). */
 const STDERR_TAIL_BYTES = 8 * 1024;
 
@@ -144,11 +147,15 @@ export class ProcessSandbox extends Slot {
       maxHeaderBytes: MAX_CHILD_HEADER_BYTES,
       maxPayloadBytes: () => this.#hooks.maxPayloadBytes(this),
     });
-    const reader = this.#child.stdout.getReader();
+    // A BYOB reader fills one reused buffer: the default reader allocates a fresh 64 KiB chunk for every
+    // read, which costs more than the rest of a native call's round trip (see bench/native_calls.ts).
+    const reader = this.#child.stdout.getReader({ mode: "byob" });
+    let buf = new Uint8Array(READ_CHUNK_BYTES);
     try {
       for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
+        const { value, done } = await reader.read(buf);
+        if (done || value === undefined) return;
+        buf = new Uint8Array(value.buffer); // the read transferred the buffer: take it back
         if (this.#killed) continue; // drain what is left; nothing a killed child says counts
         let frames: Frame[];
         try {

@@ -7,7 +7,7 @@
 import type { EvalError, StarlarkSyntaxError } from "../starlark/mod.ts";
 import { safeDetail } from "./protocol.ts";
 import { displayText } from "./star_codec.ts";
-import { listNames, nearestName } from "../suggest.ts";
+import { listNames, nearestName } from "../suggest/mod.ts";
 
 /**
  * The names a program runs with: its predeclared roots (`json`, `math`, `sum`, the capability

@@ -3,6 +3,9 @@ import { ERROR_CODES } from "../errors.ts";
 import {
   errorCodeIndex,
   HEADER_BYTES,
+  I_CALL,
+  I_CALL_CAP,
+  I_CALL_LENGTH,
   I_STATE,
   INTERRUPT_CANCELLED,
   safeDetail,
@@ -141,5 +144,77 @@ Deno.test("protocol: round trip, chunks, errors and interrupts across threads", 
     assert.deepEqual(await peer.next(), { t: "result", refused: true });
   } finally {
     peer.close();
+  }
+});
+
+Deno.test("protocol: a call record round-trips through the buffer at every size up to the data area", () => {
+  const ch = SharedChannel.create(64);
+  const room = ch.data.length;
+  assert.equal(ch.takeCall(0), undefined, "no call before the worker writes one");
+  let seed = 7;
+  const byte = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) & 0xff;
+  for (let len = 0, seq = 1; len <= room; len++, seq++) {
+    const args = Uint8Array.from({ length: len }, byte);
+    const cap = len % 5;
+    ch.reset();
+    assert.ok(ch.beginCall());
+    assert.equal(ch.postCall(seq, cap, args), true, `${len} bytes fit`);
+    assert.equal(Atomics.load(ch.words, I_CALL), seq);
+    const record = ch.takeCall(0);
+    assert.deepEqual(record, { seq, cap, args }, `${len} bytes`);
+    assert.equal(ch.takeCall(seq), undefined, "the same record is not taken twice");
+    // The host's copy is its own: a worker rewriting the data area afterwards changes nothing.
+    ch.data.fill(0xee);
+    assert.deepEqual(record!.args, args);
+  }
+});
+
+Deno.test("protocol: arguments larger than the data area are not written to the buffer", () => {
+  const ch = SharedChannel.create(64);
+  const room = ch.data.length;
+  for (const extra of [1, 2, 64, 1000]) {
+    ch.reset();
+    ch.data.fill(0x11);
+    assert.ok(ch.beginCall());
+    assert.equal(ch.postCall(1, 0, new Uint8Array(room + extra)), false, `${room + extra} bytes`);
+    assert.equal(Atomics.load(ch.words, I_CALL), 0, "nothing published");
+    assert.ok(ch.data.every((b) => b === 0x11), "the data area is untouched");
+    assert.equal(ch.takeCall(0), undefined);
+  }
+});
+
+Deno.test("protocol: a call record whose length lies outside the data area is refused", () => {
+  const ch = SharedChannel.create(64);
+  const room = ch.data.length;
+  for (const length of [-1, -(2 ** 31), room + 1, room * 2, 2 ** 31 - 1]) {
+    ch.reset();
+    ch.words[I_CALL_LENGTH] = length;
+    ch.words[I_CALL_CAP] = 0;
+    Atomics.store(ch.words, I_CALL, 1);
+    assert.throws(() => ch.takeCall(0), /protocol: call record of -?\d+ bytes/, String(length));
+  }
+});
+
+Deno.test("protocol: the host's wait for a call wakes on a call record and on a release", async () => {
+  const ch = SharedChannel.create(64);
+  // A pending Atomics.waitAsync does not keep Deno's event loop alive (the pool's deadline timer does).
+  const alive = setInterval(() => {}, 1_000);
+  try {
+    const woke = () =>
+      new Promise<number>((resolve) => ch.awaitCall(0, () => resolve(Atomics.load(ch.words, I_CALL))));
+    const first = woke();
+    ch.releaseCallWait();
+    assert.equal(await first, 0, "a release wakes the wait without a call");
+    const second = woke();
+    assert.ok(ch.beginCall());
+    ch.postCall(1, 2, new Uint8Array([9]));
+    assert.equal(await second, 1);
+    // A record already there when the host starts waiting: it wakes at once.
+    assert.equal(await woke(), 1);
+    const third = new Promise<void>((resolve) => ch.awaitCall(1, resolve));
+    ch.interrupt(INTERRUPT_CANCELLED);
+    await third; // an interrupt ends the wait too
+  } finally {
+    clearInterval(alive);
   }
 });

@@ -11,7 +11,7 @@
  * @module
  */
 import { kindWord, type StructField, type TypeSchema } from "../schema.ts";
-import { unexpectedNameHint } from "../suggest.ts";
+import { unexpectedNameHint } from "../suggest/mod.ts";
 import {
   Dict,
   Float,

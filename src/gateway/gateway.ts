@@ -2,218 +2,36 @@
  * The composition root of the MCP security gateway: it builds the downstream registry, the policy,
  * the redactor, the audit writer, the breakers and the metrics from one validated configuration, joins
  * them in the pipeline, and serves the HTTP edge. It is the only module that knows every layer; none of
- * them imports it back.
+ * them imports it back. What it derives from a configuration for its layers is in `wiring.ts`; its public
+ * shapes are in `gateway_types.ts`.
  *
  * @module
  */
-import { type GatewayConfig, sameDownstream, secretValues, subjectMap } from "./config/mod.ts";
+import { type GatewayConfig, sameDownstream } from "./config/mod.ts";
 import { type Catalog, GatewayError, type Identity, type JsonValue, type Result } from "./domain/mod.ts";
-import { DownstreamRegistry, type DownstreamState } from "./downstream/mod.ts";
-import {
-  ClientKeys,
-  type ClientSurface,
-  type ConnectionInfo,
-  type EdgeSettings,
-  FailureLimiter,
-  HostCheck,
-  HttpEdge,
-  OriginCheck,
-  serveStdioClient,
-} from "./http/mod.ts";
-import {
-  type CallAuthorizerPort,
-  type CallOptions,
-  Pipeline,
-  type PipelineSettings,
-} from "./pipeline/mod.ts";
-import { isDenied } from "../../authz.ts";
-import { loadRegoAuthorizer } from "../../authz/rego.ts";
-import { Policy } from "./policy/mod.ts";
-import { CatalogRedaction, Redactor } from "./redact/mod.ts";
+import { DownstreamRegistry } from "./downstream/mod.ts";
+import { type ClientSurface, type ConnectionInfo, HttpEdge, serveStdioClient } from "./http/mod.ts";
+import { type CallAuthorizerPort, type CallOptions, Pipeline } from "./pipeline/mod.ts";
+import { CatalogRedaction } from "./redact/mod.ts";
 import { buildParts, type GatewayParts } from "./parts.ts";
 import { AuditTap } from "./audit/mod.ts";
 import { GatewayConsole } from "./console.ts";
 import { isConsolePath } from "../console/mod.ts";
 import { answerCodeModeTool, CodeModeService, codeModeTools, isCodeModeTool } from "./codemode/mod.ts";
 import type { ServeMode } from "./config/mod.ts";
-import { Limits, type LimitsEvents } from "../limits/mod.ts";
-import { oauthResource } from "../auth/mod.ts";
+import { Limits } from "../limits/mod.ts";
+import {
+  describe,
+  edgeSettings,
+  hostPort,
+  limitsEvents,
+  loadCallAuthorizer,
+  pipelineSettings,
+  stderrLines,
+} from "./wiring.ts";
+import type { DownstreamStatus, GatewayOptions, ReloadOutcome, ServeAddresses } from "./gateway_types.ts";
 
-/** Options of {@link Gateway.create}. */
-export interface GatewayOptions {
-  /** Reads the gateway's environment (for children's minimal environment and passthrough). */
-  readonly env?: (name: string) => string | undefined;
-  /** Operator log lines (default: stderr). Never receives secrets or client input verbatim. */
-  readonly log?: (line: string) => void;
-  /** Time allowed for each downstream to start and list its tools (default 60000: a cold npm cache). */
-  readonly startTimeoutMs?: number;
-  /** How long shutdown waits for in-flight calls before cancelling them (default 10000). */
-  readonly drainTimeoutMs?: number;
-  /** First restart delay of a crashed downstream (default 500, doubling per consecutive crash). */
-  readonly backoffBaseMs?: number;
-  /**
-   * Sends audit records to stderr when the sink is `stdout` (`--stdio` mode, where stdout carries the
-   * MCP protocol).
-   */
-  readonly auditToStderr?: boolean;
-  /** Largest request body in bytes (default 1 MiB). */
-  readonly maxBodyBytes?: number;
-  /** How long a client may take to send its request body, in milliseconds (default 10000). */
-  readonly bodyTimeoutMs?: number;
-  /**
-   * Writes each line stdio downstreams print on stderr to the operator log (redacted, prefixed with the
-   * downstream's name). Default: dropped.
-   */
-  readonly logDownstreamStderr?: boolean;
-  /**
-   * Where code-mode programs run (default: permission-less child processes when the gateway may spawn
-   * them, else zero-permission workers).
-   */
-  readonly codeModeSandbox?: "process" | "worker" | "inline";
-  /** The configuration file, so the operator console can point at policy rules by line. */
-  readonly configFile?: string;
-}
-
-/** What {@link Gateway.reload} changed. */
-export interface ReloadOutcome {
-  /** Downstreams started, restarted or stopped. */
-  readonly downstreams: {
-    readonly started: string[];
-    readonly restarted: string[];
-    readonly stopped: string[];
-  };
-  /** Settings that only take effect after a restart and were left as they are. */
-  readonly ignored: string[];
-}
-
-/** One downstream as {@link Gateway.downstreams} reports it. */
-export interface DownstreamStatus {
-  /** The configured name. */
-  readonly name: string;
-  /** `starting`, `up`, `down` (restarting with back-off) or `stopped`. */
-  readonly state: DownstreamState;
-  /** How many tools it lists. */
-  readonly tools: number;
-  /** The pids of its live stdio children (their process-group ids). */
-  readonly pids: readonly number[];
-}
-
-/** Where {@link Gateway.serve} listens. */
-export interface ServeAddresses {
-  /** The MCP endpoint URL. */
-  readonly url: string;
-  /** The separate metrics URL, when `metrics_listen` is set. */
-  readonly metricsUrl?: string;
-}
-
-function pipelineSettings(
-  config: GatewayConfig,
-  authorizer: CallAuthorizerPort | undefined,
-  limits: Limits | undefined,
-): PipelineSettings {
-  return {
-    policy: new Policy(config.policy.clients),
-    redactor: new Redactor({ secrets: secretValues(config), patterns: config.redaction.patterns }),
-    maxResultBytes: config.redaction.maxResultBytes,
-    // Always present, so a reload that drops the authorizer replaces it with none.
-    authorizer,
-    limits,
-  };
-}
-
-/**
- * Loads the Rego authorizer of `config`, if any: its input document is the CodeMode one, with the
- * client as subject and the namespaced tool name as capability id and name, for passthrough and native
- * calls alike. Throws (a missing file, a policy that does not load) so a bad file never half-applies.
- */
-async function loadCallAuthorizer(config: GatewayConfig): Promise<CallAuthorizerPort | undefined> {
-  const rego = config.authz?.rego;
-  if (rego === undefined) return undefined;
-  const authorizer = await loadRegoAuthorizer(await Deno.readFile(rego.policy), { decision: rego.decision });
-  return {
-    decide: async (call, signal) => {
-      try {
-        await authorizer.authorize(
-          { subject: call.client, capabilityId: call.name, capabilityName: call.name, arguments: call.args },
-          { signal },
-        );
-      } catch (err) {
-        if (isDenied(err)) throw new GatewayError("denied", "rego: denied", { cause: err });
-        throw err;
-      }
-    },
-  };
-}
-
-/** The edge's settings; the rate limiter (and what it counted) carries over while its settings stay. */
-function edgeSettings(config: GatewayConfig, previous?: EdgeSettings): EdgeSettings {
-  const limit = config.authRateLimit;
-  const kept = previous?.authLimit;
-  const same = kept !== undefined && kept.settings.burst === limit.burst &&
-    kept.settings.refillPerMinute === limit.refillPerMinute;
-  return {
-    keys: new ClientKeys(config.clients.map((c) => ({ id: c.id, apiKey: c.apiKey }))),
-    operators: new ClientKeys(config.operators.map((o) => ({ id: o.id, apiKey: o.apiKey }))),
-    hosts: new HostCheck(config.listen.loopback, config.allowedHosts),
-    origins: new OriginCheck(config.allowedOrigins),
-    authLimit: same ? kept : new FailureLimiter(limit),
-    ...(config.oauth === undefined ? {} : {
-      oauth: oauthResource(config.oauth, subjectMap(config.clients), {
-        // The cached keys survive a reload that keeps the issuer and its JWKS location.
-        jwks: previous?.oauth?.authenticator.settings.issuer === config.oauth.issuer &&
-            previous.oauth.authenticator.settings.jwksUri === config.oauth.jwksUri
-          ? previous.oauth.authenticator.jwks
-          : undefined,
-      }),
-    }),
-  };
-}
-
-/** A cause for the operator log: its first line, bounded (never shown to a client). */
-function describe(cause: unknown): string {
-  const parts: string[] = [];
-  // Follow the cause chain: the classified error says what failed, its causes say why.
-  for (let c = cause, depth = 0; c !== undefined && c !== null && depth < 4; depth++) {
-    parts.push(c instanceof Error ? c.message : String(c));
-    c = c instanceof Error ? c.cause : undefined;
-  }
-  return parts.length === 0 ? "" : `: ${parts.join(": ").split("\n")[0].slice(0, 300)}`;
-}
-
-/** Splits children's stderr into lines for the operator log. */
-function stderrLines(
-  log: (line: string) => void,
-  redact: (line: string) => string,
-): (downstream: string, chunk: Uint8Array) => void {
-  const pending = new Map<string, string>();
-  const decoder = new TextDecoder();
-  return (downstream, chunk) => {
-    const lines = ((pending.get(downstream) ?? "") + decoder.decode(chunk, { stream: true })).split("\n");
-    // Keep a partial last line for the next chunk, bounded so a child without newlines cannot grow it.
-    pending.set(downstream, lines.pop()!.slice(-4096));
-    for (const line of lines) {
-      if (line.trim() !== "") log(redact(`gateway: downstream ${downstream} stderr: ${line}`));
-    }
-  };
-}
-
-/** The limits' events: metrics per rule, and one operator line per store health change (not per call). */
-function limitsEvents(metrics: GatewayParts["metrics"], log: (line: string) => void): LimitsEvents {
-  return {
-    refused: (refusal) => metrics.limitRefused(refusal.rule, refusal.kind),
-    storeError: (action) => metrics.limitStoreError(action),
-    health: (status) =>
-      log(
-        status === "degraded"
-          ? "gateway: limits store failing; calls follow on_store_error until it answers"
-          : "gateway: limits store answering again",
-      ),
-  };
-}
-
-function hostPort(host: string, port: number): string {
-  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
-}
+export type { DownstreamStatus, GatewayOptions, ReloadOutcome, ServeAddresses } from "./gateway_types.ts";
 
 /** A running gateway. */
 export class Gateway {

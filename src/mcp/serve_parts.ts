@@ -8,12 +8,29 @@ import { resolve as resolvePath } from "node:path";
 import { buildDemoServer } from "../demo/mod.ts";
 import type { ListedCapability } from "./catalog_listing.ts";
 import { checkoutPath } from "./connect_hint.ts";
-import type { ServeArgs } from "./serve_cli.ts";
+import type { ServeArgs } from "./serve_args.ts";
 
 /**
- * The command a client spawns to run this stdio server as it runs now: `deno task serve`'s permissions,
- * this checkout's configuration and CLI, and the options given (header values as placeholders: they may
- * be credentials).
+ * The `--v8-flags=...` option of the `serve` task in this checkout's `deno.json` (none when it cannot be
+ * read), so that a client's command runs the server as the task does.
+ */
+function serveTaskV8Flags(): string[] {
+  try {
+    const config = JSON.parse(Deno.readTextFileSync(checkoutPath("deno.json"))) as {
+      tasks?: Record<string, string>;
+    };
+    const flag = String(config.tasks?.serve ?? "").split(/\s+/).find((w) => w.startsWith("--v8-flags="));
+    return flag === undefined ? [] : [flag];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The command a client spawns to run this stdio server as it runs now: `deno task serve`'s permissions and
+ * V8 flags, this checkout's configuration and launcher (which starts the CLI from its bundle: a desktop
+ * client spawns the server often), and the options given (header values as placeholders: they may be
+ * credentials).
  */
 export function stdioCommand(args: ServeArgs): string[] {
   const o = args.openapi;
@@ -38,9 +55,10 @@ export function stdioCommand(args: ServeArgs): string[] {
     "--allow-env",
     "--allow-net",
     "--allow-run",
+    ...serveTaskV8Flags(),
     "--config",
     checkoutPath("deno.json"),
-    checkoutPath("src/mcp/serve_cli.ts"),
+    checkoutPath("src/mcp/serve_launcher.ts"),
     ...(args.subject === "local" ? [] : ["--subject", args.subject]),
     ...(args.executor === undefined ? [] : ["--executor", args.executor]),
     ...listing,

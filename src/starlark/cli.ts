@@ -19,8 +19,9 @@
  * - `--max-steps N`, `--max-memory BYTES`: budgets (unbounded by default);
  * - `--no-steps`: do not print the step count.
  *
- * `deno task star` starts it through `cli_launcher.ts`, from a bundle. This file and the launcher are the
- * only parts of `src/starlark` that use Deno APIs; the engine itself does not.
+ * `deno task star` starts it through `cli_launcher.ts`, from a bundle, with V8 flags that keep the memory a
+ * program takes close to the reference's (the launcher's comment says which and why). This file and the
+ * launcher are the only parts of `src/starlark` that use Deno APIs; the engine itself does not.
  *
  * @module
  */

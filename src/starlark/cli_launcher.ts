@@ -11,8 +11,28 @@
  *
  * Only this file and `cli.ts` of `src/starlark/` use Deno APIs; the engine itself does not.
  *
+ * The `star` task starts Deno with two V8 flags that bound the memory a program takes above the process's
+ * fixed floor (the engine's values and the garbage V8 lets pile up around them):
+ *
+ * - `--heap-growing-percent=100`: after a full GC V8 lets the old generation grow to twice what survived
+ *   (Go's default heap target, `GOGC=100`), not up to four times, which it does while GCs are cheap.
+ * - `--max-semi-space-size=2`: a young generation of 2 × 2 MiB instead of 2 × 4. Alone it saves nothing
+ *   (objects that die soon after a scavenge get promoted and pile up in the old generation); with the
+ *   bounded growth above it does.
+ *
+ * Measured with `deno task compare --cpu --v8-flags ...` over the 19 programs of issue 27 (Deno 2.9.6, a
+ * busy 2-core machine): the geometric mean of (peak − empty-program peak) over the reference's went from
+ * 1.7 to 1.35, CPU time +0–3% (+10% on programs that keep large sets or documents alive, which pay for
+ * more full GCs), start-up unchanged. `--no-concurrent-recompilation` would bring it to 1.2 (no compiler
+ * thread's zones), but moves 0.1–0.2 s of optimizing compiles per program onto the main thread: 25–35%
+ * more wall time on an idle machine for `json_floats` and `text_report`. `--optimize-for-size` reaches 1.1
+ * but costs 28% of CPU time; `--minor-ms`, `--single-threaded` and `--sqrt-allocation-limits` took more
+ * memory.
+ *
  * @module
  */
+
+import { freshBundle as freshSpecBundle } from "../bundle/mod.ts";
 
 /** Where {@link freshBundle} finds the sources and keeps the bundle. */
 export interface BundleLayout {
@@ -36,79 +56,17 @@ interface CliModule {
   main(): never;
 }
 
-/** What a bundle was made from: when, and every source file and folder whose change makes it stale. */
-interface Manifest {
-  readonly startedAt: number;
-  readonly paths: readonly string[];
-}
-
-/** The engine's folders (ending in `/`) and source files, tests excluded. */
-function sources(dir: URL, into: string[] = []): string[] {
-  into.push(dir.pathname);
-  for (const entry of Deno.readDirSync(dir)) {
-    if (entry.isDirectory) sources(new URL(`${entry.name}/`, dir), into);
-    else if (entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
-      into.push(new URL(entry.name, dir).pathname);
-    }
-  }
-  return into;
-}
-
 /**
- * File times come from the kernel's coarse clock, which may lag `Date.now()` by a tick: a file written
- * just after a build started can carry a time just before it. Anything that recent counts as newer.
+ * The bundle's URL, made or remade first when it is missing or stale (src/bundle/mod.ts, shared with the
+ * serve launcher, does the work); undefined when it cannot be made.
  */
-const CLOCK_MARGIN_MS = 20;
-
-// A folder's time changes when a file is added, removed or renamed in it, a file's when it is written: so
-// stat-ing the manifest's paths (~1 ms) finds every change without listing the folders again (~1.5 ms more).
-function isFresh(manifestFile: URL): boolean {
-  try {
-    const manifest = JSON.parse(Deno.readTextFileSync(manifestFile)) as Manifest;
-    for (const path of manifest.paths) {
-      const mtime = Deno.statSync(path).mtime?.getTime();
-      if (mtime === undefined || mtime > manifest.startedAt - CLOCK_MARGIN_MS) return false;
-    }
-    return manifest.paths.length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/** The bundle's URL, made or remade first when it is missing or stale; undefined when it cannot be made. */
 export function freshBundle(layout: BundleLayout = CLI_LAYOUT): URL | undefined {
-  const name = `cli-${Deno.version.deno}`;
-  const bundle = new URL(`${name}.js`, layout.cacheDir);
-  const manifestFile = new URL(`${name}.json`, layout.cacheDir);
-  if (isFresh(manifestFile)) return bundle;
-  const temp = (ext: string) => new URL(`${name}.${Deno.pid}.tmp${ext}`, layout.cacheDir);
-  try {
-    Deno.mkdirSync(layout.cacheDir, { recursive: true });
-    const startedAt = Date.now();
-    const manifest: Manifest = { startedAt, paths: sources(layout.sourceDir) };
-    const made = new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "--quiet", "-o", temp(".js").pathname, layout.entry.pathname],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).outputSync();
-    if (!made.success) return undefined;
-    Deno.writeTextFileSync(temp(".json"), JSON.stringify(manifest));
-    // The bundle first: a manifest in place always describes the bundle beside it, or an older one.
-    Deno.renameSync(temp(".js"), bundle);
-    Deno.renameSync(temp(".json"), manifestFile);
-    return bundle;
-  } catch {
-    return undefined;
-  } finally {
-    for (const ext of [".js", ".json"]) {
-      try {
-        Deno.removeSync(temp(ext));
-      } catch {
-        // renamed into place, or never written
-      }
-    }
-  }
+  return freshSpecBundle({
+    entry: layout.entry,
+    cacheDir: layout.cacheDir,
+    name: "cli",
+    sources: [layout.sourceDir],
+  });
 }
 
 if (import.meta.main) {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Builder, type CodeModeError, isCodeModeError, type Server, t } from "../../mod.ts";
 import { allowAll } from "../../authz.ts";
-import { editDistance, nearestName } from "../../src/suggest.ts";
+import { editDistance, nearestName } from "../../src/suggest/mod.ts";
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;

@@ -288,6 +288,23 @@ Deno.test("pool: large results cross in chunks", async () => {
   }
 });
 
+Deno.test("pool: calls cross whole at the edge of the shared buffer, through it or as messages", async () => {
+  // A 64-byte data area: the argument map of records.lookup(key=K) takes 8 + len(K) bytes, so keys of 56
+  // and 57 characters sit either side of the edge where a call stops fitting the buffer; its result
+  // takes 16 + len(K), so keys of 48 and 49 sit either side of the edge of a one-chunk reply.
+  const pool = new WorkerPool({ warmWorkers: 0, replyBufferBytes: 64 });
+  try {
+    const log: { cap: number; args: Record<string, unknown> }[] = [];
+    const src = 'def main():\n    return [len(records.lookup(key="k" * n)["key"]) for n in range(40, 66)]\n';
+    const lengths = Array.from({ length: 26 }, (_, i) => 40 + i);
+    assert.deepEqual(await pool.run(request(src, { dispatch: makeDispatch(log) })), lengths);
+    assert.deepEqual(log.map((c) => c.args), lengths.map((n) => ({ key: "k".repeat(n) })));
+    assert.equal(pool.stats().idle, 1, "a normal end");
+  } finally {
+    await pool.close();
+  }
+});
+
 Deno.test("pool: the sandbox has no read, write, net, env, run, ffi or sys permission", async () => {
   const pool = new WorkerPool({ warmWorkers: 0 });
   try {

@@ -64,6 +64,41 @@ Deno.test("sandbox: a worker that fails to start fails the waiting execution", a
   }
 });
 
+Deno.test("sandbox: calls through the shared buffer are answered, and forged call records fail", async (t) => {
+  const pool = new WorkerPool({ workerUrl: fixture("rogue_worker.ts"), warmWorkers: 0 });
+  let calls = 0;
+  const dispatch = (cap: number, args: Record<string, unknown>) => {
+    calls++;
+    return Promise.resolve(cap === 0 ? { key: args.key, count: 41 } : { value: 1 });
+  };
+  try {
+    await t.step("an honest call record gets its reply", async () => {
+      assert.deepEqual(await pool.run(request("buffer-call", { dispatch })), { key: "k", count: 41 });
+      assert.equal(calls, 1);
+    });
+    const cases: [string, string][] = [
+      ["buffer-int-for-float", "invalid_arguments"], // the host re-validates arguments from the buffer
+      ["buffer-too-long", "internal"],
+      ["buffer-negative-length", "internal"],
+      ["buffer-bad-capability", "internal"],
+      ["buffer-out-of-sequence", "internal"],
+      ["buffer-and-message", "internal"],
+    ];
+    for (const [source, code] of cases) {
+      await t.step(source, async () => {
+        // A short deadline: a record the host never read would end in resource_limit instead.
+        const e = await rejection(
+          pool.run(request(source, { dispatch, budgets: { maxExecutionTime: 3_000 } })),
+        );
+        assert.equal(codeOf(e), code, String(e));
+      });
+    }
+    assert.equal(calls, 2, "only the well-formed records reached the dispatch (buffer-and-message once)");
+  } finally {
+    await pool.close();
+  }
+});
+
 Deno.test("sandbox: the host trusts nothing a compromised worker claims", async (t) => {
   const pool = new WorkerPool({ workerUrl: fixture("rogue_worker.ts"), warmWorkers: 0 });
   const budgets = { maxValueBytes: 1000, maxValueDepth: 5, maxNativeCalls: 3 };

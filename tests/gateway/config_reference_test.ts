@@ -12,7 +12,10 @@ const read = (path: string) => Deno.readTextFileSync(new URL(path, ROOT));
 /** The keys the loader accepts: the named key lists and the inline lists `r.map` checks against. */
 function acceptedKeys(): Set<string> {
   const keys = new Set<string>();
-  const files = ["load.ts", "limits.ts", "oauth.ts", "operators.ts"].map((f) =>
+  // The loader's parts (load.ts and its load_*.ts sections) and the sections in files of their own.
+  const parts = [...Deno.readDirSync(new URL("src/gateway/config/", ROOT))].map((e) => e.name)
+    .filter((n) => /^load(_[a-z]+)?\.ts$/.test(n));
+  const files = [...parts, "limits.ts", "oauth.ts", "operators.ts"].map((f) =>
     read(`src/gateway/config/${f}`)
   );
   const lists = [

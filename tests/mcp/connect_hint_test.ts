@@ -64,6 +64,9 @@ Deno.test("serve (stdio) prints a client entry that, spawned as written, serves 
   await stop();
   assert.ok(entry.command !== undefined && Array.isArray(entry.args), JSON.stringify(entry));
   assert.ok(entry.args!.includes("--subject") && entry.args!.includes("dev"), "the options given are kept");
+  // The fast start: the bundled launcher, with the serve task's V8 flags.
+  assert.ok(entry.args!.some((a) => a.endsWith("/src/mcp/serve_launcher.ts")), JSON.stringify(entry.args));
+  assert.ok(entry.args!.some((a) => a.startsWith("--v8-flags=")), JSON.stringify(entry.args));
   const client = new Client({ name: "hint", version: "1.0.0" });
   // Spawned from another directory, as a desktop client would: the entry must not depend on the cwd.
   const elsewhere = await Deno.makeTempDir({ prefix: "codemode-hint-" });

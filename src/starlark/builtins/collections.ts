@@ -117,6 +117,9 @@ export function listBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Valu
 
 /** `max(...)` and `min(...)`: one iterable or several positional values, with an optional `key`. */
 export function minmaxBuiltin(thread: Thread, args: Value[], kwargs: Kwargs, self: Builtin): Value {
+  // Without keywords there is no key to call back: `max(a, b)` in an inner loop then skips the generator,
+  // the argument unpacking and the tuple of its arguments.
+  if (kwargs.length === 0) return minmaxPlain(thread, args, self.name);
   // The generator below does the work; here its key calls are made directly, on the JS stack. A call
   // that fails is thrown into it, so its iteration is closed as it unwinds.
   const run = minmaxGen(thread, args, kwargs, self);
@@ -132,6 +135,53 @@ export function minmaxBuiltin(thread: Thread, args: Value[], kwargs: Kwargs, sel
     r = run.next(k);
   }
   return r.value;
+}
+
+/** {@link minmaxGen} without a key, with the same charges and errors, as a plain loop. */
+function minmaxPlain(thread: Thread, args: Value[], name: string): Value {
+  if (args.length === 0) throw new EvalError(`${name} requires at least one positional argument`);
+  const max = name === "max";
+  if (args.length > 1) {
+    let extremum = args[0];
+    for (let i = 1; i < args.length; i++) {
+      thread.charge(1);
+      const x = args[i];
+      if (typeof x === "number" && typeof extremum === "number") {
+        if (max ? x > extremum : x < extremum) extremum = x;
+      } else if (better(name, max, x, extremum)) {
+        extremum = x;
+      }
+    }
+    return extremum;
+  }
+  const iterable = args[0];
+  if (!isIterable(iterable)) throw new EvalError(`${name}: ${typeName(iterable)} value is not iterable`);
+  const it = iterate(iterable);
+  try {
+    let extremum = it.next();
+    if (extremum === undefined) throw new EvalError(`${name}: argument is an empty sequence`);
+    for (let x = it.next(); x !== undefined; x = it.next()) {
+      thread.charge(1);
+      if (typeof x === "number" && typeof extremum === "number") {
+        if (max ? x > extremum : x < extremum) extremum = x;
+      } else if (better(name, max, x, extremum)) {
+        extremum = x;
+      }
+    }
+    return extremum;
+  } finally {
+    it.done();
+  }
+}
+
+/** Whether `x` beats `extremum` for max (or min), with comparison errors prefixed by the built-in's name. */
+function better(name: string, max: boolean, x: Value, extremum: Value): boolean {
+  try {
+    return compare(max ? ">" : "<", x, extremum);
+  } catch (e) {
+    if (e instanceof EvalError) throw new EvalError(`${name}: ${e.message}`);
+    throw e;
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   Float,
   List,
   Range,
+  repr,
   ResourceError,
   StarSet,
   Thread,
@@ -16,6 +17,7 @@ import {
 import { fn, registerCases, src } from "./harness_test.ts";
 import type { Case } from "./harness_test.ts";
 import { UNIVERSE } from "./mod.ts";
+import { minmaxGen } from "./collections.ts";
 
 const L = (...xs: Value[]): List => new List(xs);
 const T = (...xs: Value[]): Tuple => new Tuple(xs);
@@ -226,4 +228,45 @@ Deno.test("collecting from a list during iteration leaves it mutable afterwards"
   const all = UNIVERSE.get("all") as Builtin;
   all.fn(th, [d], [], all);
   assert.equal(d.itercount, 0);
+});
+
+Deno.test("max and min without a key agree with the generator path on generated values, errors and steps", () => {
+  const max = UNIVERSE.get("max") as Builtin, min = UNIVERSE.get("min") as Builtin;
+  let seed = 99;
+  const next = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return (seed >> 8) % n;
+  };
+  // Mostly ints (the inline path), with floats, strings and lists mixed in for the generic comparison
+  // and its errors (int vs string), and NaN for the unordered case.
+  const value = (): Value => {
+    const k = next(20);
+    if (k < 14) return next(41) - 20;
+    if (k < 16) return new Float(next(9) / 2);
+    if (k === 16) return new Float(NaN);
+    if (k === 17) return "abc".slice(next(3));
+    if (k === 18) return L(next(3), next(3));
+    return next(2) === 0 ? T(1) : 2n ** 60n;
+  };
+  const outcome = (f: () => Value): string => {
+    try {
+      return repr(f());
+    } catch (e) {
+      return `ERR: ${(e as Error).message}`;
+    }
+  };
+  for (let n = 0; n < 2000; n++) {
+    const b = next(2) === 0 ? max : min;
+    const elems = Array.from({ length: next(6) }, value);
+    const args: Value[] = next(3) === 0 ? [next(2) === 0 ? L(...elems) : T(...elems)] : elems;
+    const plain = new Thread(), viaGen = new Thread();
+    const got = outcome(() => b.fn(plain, args, [], b));
+    const want = outcome(() => {
+      const r = minmaxGen(viaGen, args, [], b).next();
+      assert.ok(r.done, "no key, so nothing to call back");
+      return r.value;
+    });
+    assert.equal(got, want, `${b.name}(${args.map((a) => repr(a)).join(", ")})`);
+    assert.equal(plain.steps, viaGen.steps, `steps of ${b.name}(${args.map((a) => repr(a)).join(", ")})`);
+  }
 });

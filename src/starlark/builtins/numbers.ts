@@ -187,7 +187,10 @@ export function floatToInt(f: number): number | bigint {
 
 /** `int(x=0, base=?)`. */
 export function intBuiltin(thread: Thread, args: Value[], kwargs: Kwargs): Value {
-  const [xArg, base] = unpackArgs("int", args, kwargs, ["x", anyArg], ["base?", anyArg]);
+  // `int(x)` is the usual call: no keyword to bind, so no argument unpacking.
+  const [xArg, base] = kwargs.length === 0 && args.length === 1
+    ? [args[0], undefined]
+    : unpackArgs("int", args, kwargs, ["x", anyArg], ["base?", anyArg]);
   const x = xArg === undefined ? 0 : xArg;
   if (typeof x === "string") {
     let b = 10;

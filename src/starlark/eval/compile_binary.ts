@@ -5,7 +5,7 @@
  * @module
  */
 import type { BinaryExpr, Expr, ListExpr, Literal, TupleExpr } from "../syntax/ast.ts";
-import { type Thread, Tuple, type Value } from "../values/mod.ts";
+import { Dict, findIndex, LONG_KEY_LENGTH, type Thread, Tuple, type Value } from "../values/mod.ts";
 import { binaryOp, isTrue, slowBinary } from "./arith.ts";
 import { CHAIN_CHUNK, runGroups } from "./compile_chain.ts";
 import type { Compiler } from "./compile.ts";
@@ -44,12 +44,37 @@ export function compileBinary(c: Compiler, e: BinaryExpr): ExprFn {
       }
       return binaryOp("%", X, Y, c.pos);
     }
+    case "in":
+    case "not in": {
+      const X = c.rules.expr(c, e.x), Y = c.rules.expr(c, e.y);
+      c.setPos({ line: e.opLine, col: e.opCol });
+      return membership(e.op === "in", X, Y, c.pos);
+    }
     default: {
       const X = c.rules.expr(c, e.x), Y = c.rules.expr(c, e.y);
       c.setPos({ line: e.opLine, col: e.opCol });
       return binaryOp(e.op, X, Y, c.pos);
     }
   }
+}
+
+/**
+ * `x in y` (`want`) or `x not in y`: a dict probed with an int or string key, or a string searched for a
+ * string (`c in "0123456789"` in a tokenizer), here; anything else through ops.binary. Charged as
+ * ops.binary charges them.
+ */
+function membership(want: boolean, X: ExprFn, Y: ExprFn, pos: Pos): ExprFn {
+  return (fr) => {
+    const x = X(fr), y = Y(fr);
+    if (typeof x === "string") {
+      // Strings and ints are their own dict hash keys (a long string is charged for the comparison).
+      if (y instanceof Dict && x.length <= LONG_KEY_LENGTH) return (y.getByHash(x) !== undefined) === want;
+      if (typeof y === "string") return (findIndex(fr[F_THREAD] as Thread, y, x) >= 0) === want;
+    } else if (typeof x === "number" && y instanceof Dict) {
+      return (y.getByHash(x) !== undefined) === want;
+    }
+    return slowBinary(fr[F_THREAD] as Thread, want ? "in" : "not in", x, y, pos);
+  };
 }
 
 /** Steps ops.binary charges for `format % args` with a format shorter than 64 bytes. */

@@ -11,6 +11,8 @@ import {
   iterate,
   type Kwargs,
   List,
+  LONG_KEY_LENGTH,
+  SLOT_BYTES,
   type Thread,
   Tuple,
   typeName,
@@ -287,9 +289,7 @@ function compileMethodCall(c: Compiler, e: CallExpr): ExprFn {
       : P.length === 2
       ? (fr) => [P[0](fr), P[1](fr)]
       : (fr) => evalAll(P, fr);
-    return (fr) => {
-      const th = fr[F_THREAD] as Thread;
-      const recv = X(fr);
+    const call = (fr: Frame, th: Thread, recv: Value): Value => {
       const m = method(recv);
       if (m === undefined) {
         const f = attrAt(th, recv, name, dotPos);
@@ -297,6 +297,9 @@ function compileMethodCall(c: Compiler, e: CallExpr): ExprFn {
       }
       return callMethod(th, m, recv, args(fr), NO_KWARGS, name, site);
     };
+    if (name === "append" && P.length === 1) return appendCall(X, P[0], call, method, site);
+    if (name === "get" && (P.length === 1 || P.length === 2)) return dictGetCall(X, P, call, method, site);
+    return (fr) => call(fr, fr[F_THREAD] as Thread, X(fr));
   }
   const argsFn = generalArgs(code);
   return (fr) => {
@@ -311,6 +314,85 @@ function compileMethodCall(c: Compiler, e: CallExpr): ExprFn {
     const [args, kw] = argsFn(fr, site);
     return callMethod(th, m, recv, args, kw ?? NO_KWARGS, name, site);
   };
+}
+
+/** The general method call of a site, for a receiver already evaluated. */
+type MethodSite = (fr: Frame, th: Thread, recv: Value) => Value;
+
+/**
+ * `x.append(a)`: a list that may change takes the element here, with the step and the memory the method
+ * charges (a failed charge is the method's error, as there); anything else is the site's general call.
+ */
+function appendCall(
+  X: ExprFn,
+  A: ExprFn,
+  call: MethodSite,
+  method: (recv: Value) => MethodFn | undefined,
+  site: Pos,
+): ExprFn {
+  return (fr) => {
+    const th = fr[F_THREAD] as Thread;
+    const recv = X(fr);
+    if (!(recv instanceof List)) return call(fr, th, recv);
+    const a = A(fr);
+    if (recv.frozen || recv.itercount > 0) {
+      return callMethod(th, method(recv)!, recv, [a], NO_KWARGS, "append", site);
+    }
+    tick(th);
+    try {
+      th.allocate(SLOT_BYTES);
+    } catch (err) {
+      throw leaveBuiltin(err, "append", site);
+    }
+    recv.elems.push(a);
+    return null;
+  };
+}
+
+/**
+ * `d.get(k)` and `d.get(k, default)` on a dict with an int or string key (not a long one, whose hashing
+ * the method charges): looked up here, charged the method's one step; anything else is the site's
+ * general call.
+ */
+function dictGetCall(
+  X: ExprFn,
+  P: readonly ExprFn[],
+  call: MethodSite,
+  method: (recv: Value) => MethodFn | undefined,
+  site: Pos,
+): ExprFn {
+  const [K] = P;
+  const D = P.length === 2 ? P[1] : undefined;
+  return (fr) => {
+    const th = fr[F_THREAD] as Thread;
+    const recv = X(fr);
+    if (!(recv instanceof Dict)) return call(fr, th, recv);
+    const k = K(fr);
+    const d = D === undefined ? null : D(fr);
+    if (typeof k === "number" || (typeof k === "string" && k.length <= LONG_KEY_LENGTH)) {
+      tick(th);
+      const v = recv.getByHash(k); // strings and ints are their own hash keys
+      return v !== undefined ? v : d;
+    }
+    return callMethod(th, method(recv)!, recv, D === undefined ? [k] : [k, d], NO_KWARGS, "get", site);
+  };
+}
+
+/**
+ * `recv.name(*args)` without a per-site cache: the built-in method, or the attribute called (its absence
+ * fails at `dotPos`), as a compiled method call makes it.
+ */
+export function callMethodNamed(
+  th: Thread,
+  recv: Value,
+  name: string,
+  args: Value[],
+  dotPos: Pos,
+  site: Pos,
+): Value {
+  const m = lookupMethod(recv, name);
+  if (m === undefined) return callValue(th, attrAt(th, recv, name, dotPos), args, null, site);
+  return callMethod(th, m, recv, args, NO_KWARGS, name, site);
 }
 
 /** Calls a built-in method of `recv`, adding its frame to errors. */

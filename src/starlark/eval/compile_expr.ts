@@ -170,8 +170,8 @@ function compileExprInner(c: Compiler, e: Expr): ExprFn {
 }
 
 /**
- * `x[i]` for the common cases that cannot fail (an in-range index of a list or tuple, a present string
- * or int key of a dict); `undefined` otherwise.
+ * `x[i]` for the common cases that cannot fail (an in-range index of a list, tuple or string, a present
+ * string or int key of a dict); `undefined` otherwise.
  */
 export function quickIndex(x: Value, i: Value): Value | undefined {
   if (typeof i === "number") {
@@ -181,6 +181,10 @@ export function quickIndex(x: Value, i: Value): Value | undefined {
       if (j >= 0 && j < a.length) return a[j];
     } else if (x instanceof Dict) {
       return x.getByHash(i); // an int's hash key is the int itself
+    } else if (typeof x === "string") {
+      // A byte of a tokenizer's input (`src[i]`): strings hold one byte per character.
+      const j = i < 0 ? i + x.length : i;
+      if (j >= 0 && j < x.length) return x[j];
     }
   } else if (typeof i === "string" && x instanceof Dict && i.length <= LONG_KEY_LENGTH) {
     return x.getByHash(i); // so is a string's (a long one is charged for the comparison)
@@ -338,6 +342,22 @@ export function newTuple(fr: Frame, elems: Value[]): Tuple {
   return new Tuple(elems);
 }
 
+/** Charges what {@link newTuple} charges for a display of `n` elements, without making the tuple. */
+export function chargeTupleDisplay(fr: Frame, n: number): void {
+  charge(fr, TUPLE_BYTES + SLOT_BYTES * n);
+}
+
+/** The element closures of each compiled tuple display of two or more elements. */
+const tupleDisplays = new WeakMap<ExprFn, readonly ExprFn[]>();
+
+/**
+ * The element closures of `f` when it is a compiled tuple display of two or more elements (as in
+ * `a, b = b, a + b`), so that an assignment unpacking it can skip making the tuple; else undefined.
+ */
+export function tupleDisplayParts(f: ExprFn): readonly ExprFn[] | undefined {
+  return tupleDisplays.get(f);
+}
+
 function compileList(c: Compiler, list: Expr[]): ExprFn {
   const fs = list.map((x) => compileExpr(c, x));
   switch (fs.length) {
@@ -362,6 +382,12 @@ function compileList(c: Compiler, list: Expr[]): ExprFn {
 
 function compileTuple(c: Compiler, list: Expr[]): ExprFn {
   const fs = list.map((x) => compileExpr(c, x));
+  const f = tupleDisplay(fs);
+  if (fs.length >= 2) tupleDisplays.set(f, fs);
+  return f;
+}
+
+function tupleDisplay(fs: ExprFn[]): ExprFn {
   switch (fs.length) {
     case 0:
       return () => EMPTY_TUPLE;

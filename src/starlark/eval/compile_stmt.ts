@@ -54,6 +54,7 @@ import {
   type StmtFn,
 } from "./function.ts";
 import { Pairs, runLoop, type Step, unpack } from "./loops.ts";
+import { localSlots, parallelAssign, unpackLocals } from "./compile_unpack.ts";
 
 /** The expression of each compiled `return EXPR` statement, so that a function made of one can run it directly. */
 const returnedExprs = new WeakMap<StmtFn, ExprFn>();
@@ -317,6 +318,8 @@ function compileSimpleAssign(c: Compiler, s: AssignStmt): StmtFn {
     }
   }
   const set = compileAssign(c, { line: s.opLine, col: s.opCol }, s.lhs);
+  const parallel = parallelAssign(target, R);
+  if (parallel !== undefined) return parallel;
   return (fr) => {
     set(fr, R(fr));
     return NORMAL;
@@ -338,6 +341,8 @@ export function compileAssign(c: Compiler, pos: Position, lhs: Expr): Setter {
       const sets = lhs.list.map((x) => compileAssign(c, pos, x));
       // Only element or field targets can observe the source list while it is being unpacked.
       const copy = lhs.list.some((x) => unparen(x).kind !== "Ident");
+      const locals = localSlots(lhs.list);
+      if (locals !== undefined && (n === 2 || n === 3)) return unpackLocals(locals, upos);
       return (fr, v) => {
         const vals = unpack(v, n, upos, copy);
         for (let i = 0; i < n; i++) sets[i](fr, vals[i]);

@@ -7,13 +7,24 @@
  *
  * @module
  */
-import { chargeSlots, chargeTuples, copyElems, List, type Thread, Tuple, type Value } from "../values/mod.ts";
-import type { Expr } from "../syntax/ast.ts";
+import {
+  chargeSlots,
+  chargeTuples,
+  copyElems,
+  Dict,
+  List,
+  type Thread,
+  Tuple,
+  type Value,
+} from "../values/mod.ts";
+import type { CallExpr, Expr } from "../syntax/ast.ts";
 import { callValue, tick } from "./calls.ts";
 import type { Compiler } from "./compile.ts";
 import { compileExpr, compileSetter } from "./compile_expr.ts";
 import { type ExprFn, F_THREAD, type Frame, type Pos } from "./function.ts";
 import { Pairs } from "./loops.ts";
+import { callMethodNamed } from "./compile_call.ts";
+import { leaveBuiltin } from "./errors.ts";
 
 /** A compiled pair loop source. */
 export interface PairPlan {
@@ -38,6 +49,12 @@ function unparen(e: Expr): Expr {
 export function planPairLoop(c: Compiler, x: Expr, vars: Expr): PairPlan | undefined {
   const call = unparen(x);
   const target = unparen(vars);
+  if (
+    call.kind === "CallExpr" && call.fn.kind === "DotExpr" && call.fn.name === "items" &&
+    call.args.length === 0
+  ) {
+    return planItemsLoop(c, x, call, target);
+  }
   if (call.kind !== "CallExpr" || call.fn.kind !== "Ident" || call.fn.binding?.scope !== "universal") {
     return undefined;
   }
@@ -96,5 +113,50 @@ function zipSource(builtin: Value, X: ExprFn, Y: ExprFn, site: Pos): (fr: Frame)
     const left = x instanceof List ? x.elems.slice(0, n) : x.elems;
     const right = y instanceof List ? (y === x ? left : y.elems.slice(0, n)) : y.elems;
     return new Pairs(left, right, n);
+  };
+}
+
+/**
+ * `for k, v in d.items()` (two plain names): a dict's keys and values are walked in place of the list of
+ * pair tuples `items` would build, charged as it charges them; any other receiver makes the method call.
+ * The call is compiled as a method call compiles (same positions, same compile steps).
+ */
+function planItemsLoop(c: Compiler, x: Expr, call: CallExpr, target: Expr): PairPlan | undefined {
+  if ((target.kind !== "TupleExpr" && target.kind !== "ListExpr") || target.list.length !== 2) {
+    return undefined;
+  }
+  const a = unparen(target.list[0]), b = unparen(target.list[1]);
+  const dot = call.fn;
+  if (a.kind !== "Ident" || b.kind !== "Ident" || dot.kind !== "DotExpr") return undefined;
+  c.enter(call);
+  let source: (fr: Frame) => Pairs | Value;
+  try {
+    const X = compileExpr(c, dot.x);
+    c.setPos({ line: dot.dotLine, col: dot.dotCol });
+    const dotPos = c.pos;
+    c.setPos({ line: call.lparenLine, col: call.lparenCol });
+    source = itemsSource(X, dotPos, c.pos);
+  } finally {
+    c.leave();
+  }
+  // The generator forms (deep_compile.ts) iterate the source itself: iterateDeep walks Pairs too.
+  c.fastExprs?.set(x, source as ExprFn);
+  return { source, setA: compileSetter(c, a), setB: compileSetter(c, b) };
+}
+
+function itemsSource(X: ExprFn, dotPos: Pos, site: Pos): (fr: Frame) => Pairs | Value {
+  return (fr) => {
+    const th = fr[F_THREAD] as Thread;
+    const d = X(fr);
+    if (!(d instanceof Dict)) return callMethodNamed(th, d, "items", [], dotPos, site);
+    // As the method: its call's step, then the pair tuples (a failed charge is the method's error).
+    tick(th);
+    try {
+      chargeTuples(th, d.size, 2);
+    } catch (err) {
+      throw leaveBuiltin(err, "items", site);
+    }
+    const keys = d.keys();
+    return new Pairs(keys, d.valueList(), keys.length);
   };
 }

@@ -57,6 +57,9 @@ const FRAGMENTS: readonly ((k: number) => string)[] = [
     `def key${k}(i):\n    return i % 4\ndef f${k}(n):\n    d = [0] * 4\n    for d[key${k}(n)] in range(n // 2):\n        pass\n    return [d[key${k}(x)] for x in range(n // 4) for d[key${k}(x)] in [x * 2]][-1]\n`,
   (k) =>
     `def key${k}(i):\n    return i % 3\ndef f${k}(n):\n    d = [0, 0, 0]\n    t = 0\n    for i in range(n // 3):\n        t, d[key${k}(i)] = t + 1, [i, t]\n    return d[n % 3]\n`,
+  // Loops over a dict's items (pairs.ts), with a call in the body and in a comprehension's condition.
+  (k) =>
+    `def odd${k}(v):\n    return v % 2\ndef f${k}(n):\n    d = {str(i): i for i in range(n // 20)}\n    t = 0\n    for key, v in d.items():\n        t += odd${k}(v) + len(key)\n    return t + len([key for key, v in d.items() if odd${k}(v)])\n`,
 ];
 
 function generated(seed: number): string {

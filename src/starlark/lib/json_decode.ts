@@ -21,12 +21,16 @@ import {
   type Value,
 } from "../values/mod.ts";
 import { JSONSyntaxError, quoteByte } from "./json_scan.ts";
-import { FAST_UNQUOTE_MAX, unquoteJSONString, unquoteSpan } from "./json_strings.ts";
+import { unquoteJSONString, unquoteRest, unquoteRestEnd } from "./json_strings.ts";
 
 /** Bytes charged when an array or object opens: its entries on the parser's frame arrays. */
 const OPEN_FRAME_BYTES = 32;
 
-/** A number literal's scan polls where its offset is a multiple of this + 1. */
+/**
+ * A number literal's scan polls every this + 1 characters of the literal. Counted from the literal's start,
+ * not the document's: a short number then never reaches the poll, whose first run in optimized code (a
+ * number across an offset multiple of 64 Ki in a big document) would deoptimize the scan.
+ */
 const NUMBER_POLL_MASK = 0xffff;
 
 /** Number literals longer than this many digits are charged quadratically (BigInt parsing is superlinear). */
@@ -98,7 +102,8 @@ export function decodeJSON(thread: Thread, s: string): Value {
     d.reuse(thread, s);
   }
   const v = d.decode();
-  if (d.release()) spareDecoder = d;
+  d.release();
+  spareDecoder = d;
   return v;
 }
 
@@ -123,6 +128,9 @@ export class Decoder {
   private readonly dicts: (Dict | null)[] = [];
   private readonly kv: unknown[] = [];
   private readonly keys: (string | undefined)[] = [];
+  /** How far this document filled `elems` and `kv`: the slots {@link release} clears. */
+  private elemHigh = 0;
+  private kvHigh = 0;
 
   /** A decoder of the document `s` (a binary string), charging `thread`. */
   constructor(private thread: Thread, private s: string) {
@@ -141,18 +149,32 @@ export class Decoder {
 
   /**
    * Drops what a successful decode leaves referenced (the text, the thread, the values still on the
-   * stacks' unused slots), so that a spare decoder keeps nothing alive; false when the stacks grew too
-   * big to be worth keeping.
+   * stacks' unused slots), so that a spare decoder keeps nothing alive. Stacks grown past
+   * {@link SPARE_STACK} by a big document are emptied, which frees their storage, rather than dropped
+   * with the decoder: a new decoder's arrays start with other maps than these, and the decoding code
+   * optimized on these deoptimized on the first of them.
    */
-  release(): boolean {
+  release(): void {
     this.s = "";
     this.thread = undefined as unknown as Thread;
-    const { elems, kv, keys, dicts } = this;
-    if (elems.length > SPARE_STACK || kv.length > SPARE_STACK || keys.length > SPARE_STACK) return false;
-    elems.fill(null);
-    kv.fill(null);
-    dicts.fill(null);
-    return true;
+    const { elems, kv, keys, dicts, starts, objs, elemHigh, kvHigh } = this;
+    this.elemHigh = 0;
+    this.kvHigh = 0;
+    if (elems.length > SPARE_STACK || kv.length > SPARE_STACK || keys.length > SPARE_STACK) {
+      elems.length = 0;
+      kv.length = 0;
+      keys.length = 0;
+      dicts.length = 0;
+      starts.length = 0;
+      objs.length = 0;
+      this.keyPos.length = 0;
+      return;
+    }
+    // Only the slots this document used: a stack is as long as the longest document's needs, and clearing
+    // all of it after each of many small documents cost about a tenth of their decoding. Every container
+    // has closed, which set its `dicts` slot back to null.
+    elems.fill(null, 0, elemHigh);
+    kv.fill(null, 0, kvHigh);
   }
 
   /** Throws a {@link DecodeFailure} at the current offset. */
@@ -160,13 +182,23 @@ export class Decoder {
     throw new DecodeFailure(msg, this.i);
   }
 
-  /** Charges memory, in batches. */
-  private alloc(bytes: number): void {
+  /**
+   * Charges memory, in batches; `flush` charges what is pending now (at the end of a document). Every
+   * document's end runs the batch's charge here, so that the code optimized on small documents has run it
+   * before a big document first fills a batch: a line never run deoptimizes the functions it is inlined in.
+   */
+  private alloc(bytes: number, flush = false): void {
     this.pending += bytes;
-    if (this.pending >= ALLOC_BATCH) {
+    if (this.pending >= ALLOC_BATCH || flush) {
       this.thread.allocate(this.pending);
       this.pending = 0;
     }
+  }
+
+  /** Counts `n` values parsed and charges them per batch; `n` = 0 charges those counted (see alloc). */
+  private countValues(n: number): void {
+    this.values += n;
+    if (this.values >= VALUES_PER_CHARGE || n === 0) this.chargeValues();
   }
 
   /** Skips spaces; reports whether input remains. */
@@ -212,8 +244,11 @@ export class Decoder {
     for (;;) {
       // Parse one value starting at i; containers push a frame and loop back for their first child.
       let v: Value = null;
-      const b = this.next();
-      if (++this.values >= VALUES_PER_CHARGE) this.chargeValues();
+      // Compact text (json.encode's) has no space between tokens: the next byte is read here, and only a
+      // space or the end of the text (NaN) takes the call to `next`, which is not inlined in this function.
+      let b = s.charCodeAt(this.i);
+      if (!(b > 0x20)) b = this.next();
+      this.countValues(1);
       switch (b) {
         case 0x22: // "
           v = depth > 0 && keys[depth - 1] === undefined && objs[depth - 1]
@@ -236,7 +271,9 @@ export class Decoder {
           this.alloc(OPEN_FRAME_BYTES);
           this.i++;
           const close = b === 0x5b ? 0x5d : 0x7d;
-          if (this.next() === close) {
+          let first = s.charCodeAt(this.i);
+          if (!(first > 0x20)) first = this.next();
+          if (first === close) {
             this.i++;
             this.alloc(VALUE_BYTES * 2);
             v = b === 0x5b ? new List([]) : new Dict();
@@ -260,15 +297,15 @@ export class Decoder {
           if (this.skipSpace()) {
             this.fail(`unexpected character ${quoteByte(s.charCodeAt(this.i))} after value`);
           }
-          this.chargeValues();
-          this.thread.allocate(this.pending);
-          this.pending = 0;
+          this.countValues(0);
+          this.alloc(0, true);
           return v;
         }
         const top = depth - 1;
         if (!objs[top]) {
           elems[elemTop++] = v;
-          const c = this.next();
+          let c = s.charCodeAt(this.i);
+          if (!(c > 0x20)) c = this.next();
           if (c === 0x2c) {
             this.i++;
             break;
@@ -278,6 +315,7 @@ export class Decoder {
           depth--;
           const start = starts[top];
           const list = elems.slice(start, elemTop);
+          if (elemTop > this.elemHigh) this.elemHigh = elemTop;
           elemTop = start;
           this.alloc(VALUE_BYTES * 2 + 8 * list.length);
           v = new List(list);
@@ -286,7 +324,8 @@ export class Decoder {
         const key = keys[top];
         if (key === undefined) {
           if (typeof v !== "string") this.fail(`got ${typeName(v)} for object key, want string`);
-          const c = this.next();
+          let c = s.charCodeAt(this.i);
+          if (!(c > 0x20)) c = this.next();
           if (c !== 0x3a) this.fail(`after object key, got ${quoteByte(c)}, want ':' `);
           this.i++;
           keys[top] = v as string;
@@ -314,13 +353,15 @@ export class Decoder {
             const big = new Dict();
             this.alloc(TABLE_ENTRY_BYTES * (COMPACT_ENTRIES + 1));
             big.initEntries(kv.slice(st, kvTop));
+            if (kvTop > this.kvHigh) this.kvHigh = kvTop;
             kvTop = st;
             big.setUnchecked(key, v);
             dicts[top] = big;
           }
         }
         keys[top] = undefined;
-        const c = this.next();
+        let c = s.charCodeAt(this.i);
+        if (!(c > 0x20)) c = this.next();
         if (c === 0x2c) {
           this.i++;
           break;
@@ -333,6 +374,7 @@ export class Decoder {
           const st = starts[top];
           done = new Dict();
           done.initEntries(kv.slice(st, kvTop));
+          if (kvTop > this.kvHigh) this.kvHigh = kvTop;
           kvTop = st;
           this.alloc(VALUE_BYTES * 2 + ENTRY_BYTES * done.size);
         } else this.alloc(VALUE_BYTES * 2);
@@ -387,11 +429,19 @@ export class Decoder {
       }
       const c = s.charCodeAt(j);
       if (c === 0x22) break;
-      if (c === 0x5c) {
-        safe = false;
-        j++;
-      } else if (c >= 0x80) {
-        safe = false;
+      if (c === 0x5c || c >= 0x80) {
+        if (safe) {
+          // The rest is decoded as it is read, unless it is too long or has a flaw: the scan then goes on.
+          safe = false;
+          const fast = unquoteRest(s, start, j, this.n);
+          if (fast !== undefined) {
+            const end = unquoteRestEnd();
+            this.i = end;
+            this.alloc(VALUE_BYTES + end - start);
+            return fast;
+          }
+        }
+        if (c === 0x5c) j++;
       }
     }
     if (j >= this.n) this.fail("unclosed string literal");
@@ -399,10 +449,6 @@ export class Decoder {
     this.i = j;
     this.alloc(VALUE_BYTES + j - start);
     if (safe) return s.slice(start + 1, j - 1);
-    if (j - start <= FAST_UNQUOTE_MAX) {
-      const fast = unquoteSpan(s, start, j);
-      if (fast !== undefined) return fast;
-    }
     try {
       return unquoteJSONString(s.slice(start, j), this.thread);
     } catch (e) {
@@ -411,34 +457,62 @@ export class Decoder {
     }
   }
 
-  /** Parses the number literal at the current offset: an int, or a float if it has `.eE+-`. */
+  /**
+   * Parses the number literal at the current offset: an int, or a float if it has `.eE+-`. One pass reads
+   * the characters and, on the way, the value of the digits and where the point is: a plain decimal
+   * (`-?D+.D+`, nearly every float in documents) needs no second pass and no syntax check.
+   */
   private parseNumber(): Value {
     const s = this.s;
     const start = this.i;
+    const first = s.charCodeAt(start);
+    // The digits read as one integer (exact while below 2^53, and past it never back below).
+    let m = first === 0x2d ? 0 : first - 0x30;
     let isFloat = false;
+    // Whether the literal is digits with at most one point (no exponent, no second sign).
+    let plain = true;
+    let dot = -1;
     let j = start + 1;
     for (; j < this.n; j++) {
       const c = s.charCodeAt(j);
-      if ((j & NUMBER_POLL_MASK) === 0) this.thread.poll(); // a number of millions of digits
-      if (c >= 0x30 && c <= 0x39) continue;
-      if (c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d) isFloat = true;
-      else break;
+      if (((j - start) & NUMBER_POLL_MASK) === 0) this.thread.poll(); // a number of millions of digits
+      if (c >= 0x30 && c <= 0x39) {
+        m = m * 10 + (c - 0x30);
+        continue;
+      }
+      if (c === 0x2e) {
+        isFloat = true;
+        if (dot >= 0) plain = false;
+        dot = j;
+      } else if (c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d) {
+        isFloat = true;
+        plain = false;
+      } else break;
     }
     this.i = j;
     // JSON disallows a leading zero before a digit.
-    const d = s.charCodeAt(start) === 0x2d ? start + 1 : start;
+    const d = first === 0x2d ? start + 1 : start;
     if (d === j || (s.charCodeAt(d) === 0x30 && d + 1 < j && isDigitAt(s, d + 1))) {
       this.fail(`invalid number: ${textBounded(s.slice(start, j))}`);
     }
     if (j - start <= 15 && !isFloat) {
-      // Small ints: accumulate directly (no string, no BigInt).
-      let x = 0;
-      for (let k = d; k < j; k++) x = x * 10 + (s.charCodeAt(k) - 0x30);
-      return d > start && x !== 0 ? -x : x; // "-0" is the int 0
+      // Small ints: the digits' value (no string, no BigInt).
+      return d > start && m !== 0 ? -m : m; // "-0" is the int 0
     }
-    if (isFloat && j - start <= 40) {
-      const x = simpleDecimal(s, start, j);
-      if (x === x) {
+    if (isFloat && plain && dot > d && dot < j - 1) {
+      const f = j - 1 - dot;
+      if (f <= 22 && m <= Number.MAX_SAFE_INTEGER) {
+        // The integer and 10^f are exact doubles, and one IEEE division rounds their quotient correctly:
+        // the value `Number` gives for the text, without the text.
+        const x = m / POW10[f];
+        this.alloc(VALUE_BYTES);
+        return new Float(d > start ? -x : x);
+      }
+      if (j - start <= LONG_FLOAT_TEXT) {
+        // More digits than one division handles: `Number` of the text, whose syntax the scan has checked.
+        this.thread.charge((j - start) >>> 2);
+        const x = Number(s.slice(start, j));
+        if (!Number.isFinite(x)) this.fail(`invalid number: ${textBounded(s.slice(start, j))}`);
         this.alloc(VALUE_BYTES);
         return new Float(x);
       }
@@ -466,36 +540,6 @@ export class Decoder {
 
 /** Exact powers of ten as doubles (10^22 is the largest). */
 const POW10: readonly number[] = Array.from({ length: 23 }, (_, k) => Number("1e" + k));
-
-/**
- * The value of `s[start:end]` when it is a plain decimal `-?D+.D+` whose digits, read as one integer,
- * are below 2^53, with at most 22 after the point; NaN otherwise (the caller parses it in full). The
- * integer and 10^k are then exact doubles, and one IEEE division rounds their quotient correctly: the
- * result is `Number` of the text, without the text, the syntax check or the general conversion.
- */
-function simpleDecimal(s: string, start: number, end: number): number {
-  let k = start;
-  const neg = s.charCodeAt(k) === 0x2d;
-  if (neg) k++;
-  let m = 0;
-  const intStart = k;
-  for (; k < end; k++) {
-    const c = s.charCodeAt(k);
-    if (c < 0x30 || c > 0x39) break;
-    m = m * 10 + (c - 0x30);
-  }
-  if (k === intStart || k >= end || s.charCodeAt(k) !== 0x2e) return NaN;
-  const fracStart = ++k;
-  for (; k < end; k++) {
-    const c = s.charCodeAt(k);
-    if (c < 0x30 || c > 0x39) return NaN;
-    m = m * 10 + (c - 0x30);
-  }
-  const f = k - fracStart;
-  if (f === 0 || f > 22 || !(m <= Number.MAX_SAFE_INTEGER)) return NaN;
-  const x = m / POW10[f];
-  return neg ? -x : x;
-}
 
 /** Whether `k` matches {@link PLAIN_KEY_RE}; short keys by a loop, cheaper than a regex call. */
 function isPlainKey(k: string): boolean {

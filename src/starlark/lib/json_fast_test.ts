@@ -346,3 +346,118 @@ Deno.test("json fast: short valid UTF-8 strings are escaped as the byte-by-byte 
     assert.equal(long, '["' + pad + short.slice(2), JSON.stringify(s));
   }
 });
+
+/**
+ * What decoding the number token `t` gives, by the rules written out plainly: JSON's leading-zero rule,
+ * a short int's value, Go's float syntax and the correctly rounded double `Number` gives, a long int's
+ * exact value. "error" for a refused token.
+ */
+function numberOracle(t: string): Value | "error" {
+  if (!/^[-0-9]/.test(t)) return "error"; // a value starting otherwise is not a number
+  const body = t.startsWith("-") ? t.slice(1) : t;
+  if (body === "" || (body.length > 1 && body[0] === "0" && /[0-9]/.test(body[1]))) return "error";
+  if (!/[.eE+-]/.test(body)) {
+    if (!/^[0-9]+$/.test(body)) return "error";
+    if (t.length <= 15) return Number(t) === 0 ? 0 : Number(t);
+    const n = BigInt(t);
+    return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+  }
+  if (!/^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(t)) return "error";
+  const x = Number(t);
+  return Number.isFinite(x) ? new Float(x) : "error";
+}
+
+Deno.test("json fast: number tokens decode as their plain rules say (one-pass scan), generated", () => {
+  const next = seededRandom(27);
+  const rand = (n: number): number => Math.floor(next() * n);
+  const digits = (n: number): string => Array.from({ length: n }, () => String(rand(10))).join("");
+  const lead = (n: number): string => (n === 0 ? "" : String(1 + rand(9)) + digits(n - 1));
+  const tokens = [
+    "0",
+    "-0",
+    "7",
+    "-",
+    "1.",
+    ".5",
+    "-.5",
+    "1..2",
+    "1.2.3",
+    "01",
+    "-01.5",
+    "00",
+    "1-2",
+    "1e",
+    "1e+",
+  ];
+  tokens.push("1" + "0".repeat(400) + ".5", "9".repeat(309) + ".0", "0." + "0".repeat(400) + "1");
+  for (let i = 0; i < 30000; i++) {
+    const sign = rand(3) === 0 ? "-" : "";
+    const int = rand(5) === 0 ? "0" : lead(1 + rand(rand(4) === 0 ? 30 : 12));
+    switch (rand(6)) {
+      case 0: // an int, short or long
+        tokens.push(sign + int);
+        break;
+      case 1: // a plain decimal whose digits fit one exact division, or not
+      case 2:
+        tokens.push(sign + int + "." + digits(1 + rand(rand(3) === 0 ? 40 : 20)));
+        break;
+      case 3: // an exponent
+        tokens.push(
+          sign + int + (rand(2) ? "." + digits(1 + rand(6)) : "") + "eE"[rand(2)] +
+            ["", "+", "-"][rand(3)] + String(rand(400)),
+        );
+        break;
+      default: { // a decimal broken by one character of the scanned set
+        const good = sign + int + "." + digits(1 + rand(8));
+        const at = 1 + rand(good.length - 1);
+        tokens.push(good.slice(0, at) + ".eE+-"[rand(5)] + good.slice(at));
+      }
+    }
+  }
+  for (const t of tokens) {
+    const want = numberOracle(t);
+    const thread = new Thread();
+    let got: Value | "error";
+    try {
+      got = (decode(`[${t}]`, thread) as List).elems[0];
+    } catch (e) {
+      if (!(e instanceof EvalError)) throw e;
+      assert.match(e.message, /invalid number|unexpected character|want ',' or '\]'/, t);
+      got = "error";
+    }
+    if (want instanceof Float) {
+      assert.ok(got instanceof Float, `${t}: ${String(got)}`);
+      assert.ok(Object.is(got.value, want.value), `${t}: ${got.value} vs ${want.value}`);
+    } else assert.equal(got, want, t);
+  }
+});
+
+Deno.test("json fast: the decoder kept after a big document decodes and charges small ones as before", () => {
+  const next = seededRandom(31);
+  const rand = (n: number): number => Math.floor(next() * n);
+  // Generated small documents: nested objects and arrays, every kind of scalar.
+  const scalar = (): string =>
+    ['"s' + rand(9) + '"', String(rand(1000)), (rand(1e6) / 64).toFixed(3), "null", "true"][rand(5)];
+  const doc = (depth: number): string => {
+    if (depth === 0 || rand(3) === 0) return scalar();
+    const n = rand(4);
+    return rand(2)
+      ? "[" + Array.from({ length: n }, () => doc(depth - 1)).join(",") + "]"
+      : "{" + Array.from({ length: n }, (_, i) => `"k${i}":` + doc(depth - 1)).join(",") + "}";
+  };
+  const smalls = Array.from({ length: 60 }, () => doc(4));
+  const run = () =>
+    smalls.map((s) => {
+      const t = new Thread();
+      // Memory charges are left out: a key reused from the previous document (any decoder's) costs less.
+      return `${repr(decode(s, t))} ${t.steps}`;
+    });
+  const before = run();
+  // Stacks far past what a spare decoder keeps as they are: a long array, a wide object, deep nesting.
+  const wide = "{" + Array.from({ length: 9000 }, (_, i) => `"w${i}":${i}`).join(",") + "}";
+  for (const big of ["[" + "1.5,".repeat(9000) + "0]", wide, "[".repeat(6000) + "]".repeat(6000)]) {
+    const t = new Thread();
+    decode(big, t);
+    assert.deepEqual(run(), before);
+  }
+});

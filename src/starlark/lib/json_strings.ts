@@ -47,102 +47,164 @@ function getu4(s: string, i: number): number {
  */
 export const FAST_UNQUOTE_MAX = 4096;
 
-// For each escape letter after a backslash, its one-byte decoding; "u" is handled apart.
-const SIMPLE_ESCAPES: (string | undefined)[] = [];
-for (
-  const [c, v] of [['"', '"'], ["\\", "\\"], ["/", "/"], ["b", "\b"], ["f", "\f"], ["n", "\n"], ["r", "\r"], [
-    "t",
-    "\t",
-  ]]
-) {
-  SIMPLE_ESCAPES[c.charCodeAt(0)] = v;
+// For each escape letter after a backslash, the byte it stands for (-1: none); "u" is handled apart.
+const SIMPLE_ESCAPES = new Int16Array(256).fill(-1);
+{
+  const letters = '"\\/bfnrt', bytes = '"\\/\b\f\n\r\t';
+  for (let k = 0; k < letters.length; k++) SIMPLE_ESCAPES[letters.charCodeAt(k)] = bytes.charCodeAt(k);
 }
+
+/**
+ * The decoded bytes of the literal {@link unquoteSpan} is reading, from index 0: one array, reused by
+ * every call, rather than an array per literal grown as it fills (a document of many escaped strings made
+ * more garbage in those arrays than in its values). A literal of at most {@link FAST_UNQUOTE_MAX} chars
+ * decodes to at most three bytes per char (an invalid byte becomes U+FFFD), so it never grows.
+ */
+const SCRATCH: number[] = new Array<number>(3 * FAST_UNQUOTE_MAX).fill(0);
 
 /** Char codes passed to one `String.fromCharCode` call: a few KiB of stack, however deep the caller is. */
 const CODES_PER_CALL = 512;
 
-/** The string of the byte values `codes` (a flat string, where concatenating pieces would make a rope). */
-function fromCodes(codes: number[]): string {
-  const n = codes.length;
-  if (n <= CODES_PER_CALL) return String.fromCharCode.apply(null, codes);
+/** Decoded strings up to this many bytes are made through {@link EXACT}. */
+const EXACT_MAX = 128;
+/** Per length n ≤ {@link EXACT_MAX}, an array of n codes, made on first use (33 KiB for all of them). */
+const EXACT: (number[] | undefined)[] = [];
+
+/** The string of the byte values `SCRATCH[0:n)` (a flat string, where concatenating pieces would make a rope). */
+function fromScratch(n: number): string {
+  if (n <= EXACT_MAX) {
+    // Through an array of exactly n codes, kept for the next string of that length: a slice would be
+    // garbage between the decoded values, and the young generation's pages, nearly all live values while
+    // a document is decoded, are then moved to the old generation whole rather than copied object by object.
+    let a = EXACT[n];
+    if (a === undefined) a = EXACT[n] = new Array<number>(n).fill(0);
+    for (let i = 0; i < n; i++) a[i] = SCRATCH[i];
+    return String.fromCharCode.apply(null, a);
+  }
+  if (n <= CODES_PER_CALL) return String.fromCharCode.apply(null, SCRATCH.slice(0, n));
   let out = "";
   for (let i = 0; i < n; i += CODES_PER_CALL) {
-    out += String.fromCharCode.apply(null, codes.slice(i, Math.min(n, i + CODES_PER_CALL)));
+    out += String.fromCharCode.apply(null, SCRATCH.slice(i, Math.min(n, i + CODES_PER_CALL)));
   }
   return out;
 }
 
-/** Appends the UTF-8 bytes of `r` (a scalar value: no surrogate) to `codes`. */
-function pushRune(codes: number[], r: number): void {
-  if (r < 0x80) codes.push(r);
-  else if (r < 0x800) codes.push(0xc0 | (r >> 6), 0x80 | (r & 0x3f));
-  else if (r < 0x10000) codes.push(0xe0 | (r >> 12), 0x80 | ((r >> 6) & 0x3f), 0x80 | (r & 0x3f));
-  else codes.push(0xf0 | (r >> 18), 0x80 | ((r >> 12) & 0x3f), 0x80 | ((r >> 6) & 0x3f), 0x80 | (r & 0x3f));
+/** Writes the UTF-8 bytes of `r` (a scalar value: no surrogate) at `SCRATCH[n]`; returns the new end. */
+function putRune(n: number, r: number): number {
+  const b = SCRATCH;
+  if (r < 0x80) b[n++] = r;
+  else if (r < 0x800) {
+    b[n++] = 0xc0 | (r >> 6);
+    b[n++] = 0x80 | (r & 0x3f);
+  } else if (r < 0x10000) {
+    b[n++] = 0xe0 | (r >> 12);
+    b[n++] = 0x80 | ((r >> 6) & 0x3f);
+    b[n++] = 0x80 | (r & 0x3f);
+  } else {
+    b[n++] = 0xf0 | (r >> 18);
+    b[n++] = 0x80 | ((r >> 12) & 0x3f);
+    b[n++] = 0x80 | ((r >> 6) & 0x3f);
+    b[n++] = 0x80 | (r & 0x3f);
+  }
+  return n;
 }
 
 /**
  * One-pass decoding of the quoted literal `s[from:to]` (at most {@link FAST_UNQUOTE_MAX} long), read in
  * place: the same result as the two-pass path of {@link unquoteJSONString} for valid literals, or
  * undefined as soon as something would be an error there (a control byte, an inner quote, an unknown
- * escape, a short `\u`), so that path reports it. Its result is built as one flat string of byte values, not as a rope of the
- * pieces between escapes: a decoded document keeps its strings, and a rope of ten pieces takes several
- * times the memory (and garbage collection time) of the flat string.
+ * escape, a short `\u`), so that path reports it. Its result is built as one flat string of byte values, not
+ * as a rope of the pieces between escapes: a decoded document keeps its strings, and a rope of ten pieces
+ * takes several times the memory (and garbage collection time) of the flat string.
  */
 export function unquoteSpan(s: string, from: number, to: number): string | undefined {
-  const end = to - 1; // the closing quote
-  let codes: number[] | undefined;
-  for (let r = from + 1; r < end;) {
+  if (to - from > FAST_UNQUOTE_MAX) return undefined;
+  const v = unquoteRest(s, from, from + 1, to);
+  return unquotedEnd === to ? v : undefined;
+}
+
+/** Where the literal read by the last successful {@link unquoteRest} ends (after its closing quote). */
+let unquotedEnd = -1;
+
+/** The end of the literal the last {@link unquoteRest} that returned a string has read. */
+export function unquoteRestEnd(): number {
+  return unquotedEnd;
+}
+
+/**
+ * {@link unquoteSpan} of the literal opening at `open` in `s` and ending at its first unescaped quote before
+ * `limit`, for a caller that has scanned it up to `from` and found only ASCII bytes that stand for
+ * themselves before (no quote, no backslash): the literal is read once, not scanned for its end first.
+ * Returns undefined, like unquoteSpan, for a literal with a flaw, unclosed before `limit`, or longer than
+ * {@link FAST_UNQUOTE_MAX}; else the decoded string, with its end in {@link unquoteRestEnd}.
+ */
+export function unquoteRest(s: string, open: number, from: number, limit: number): string | undefined {
+  const stop = Math.min(limit, open + FAST_UNQUOTE_MAX); // one past the last index the closing quote may have
+  if (from >= stop) return undefined; // too long: the prefix is not scanned again either
+  // The scanned prefix may hold control bytes, which only the general path reports.
+  for (let k = open + 1; k < from; k++) if (s.charCodeAt(k) < 0x20) return undefined;
+  const b = SCRATCH;
+  // Bytes decoded into SCRATCH; -1 while the literal has needed no decoding (its text is its value).
+  let n = -1;
+  for (let r = from; r < stop;) {
     const c = s.charCodeAt(r);
+    if (c === 0x22) {
+      unquotedEnd = r + 1;
+      return n < 0 ? s.slice(open + 1, r) : fromScratch(n);
+    }
     if (c === 0x5c) {
-      if (r + 1 >= end) return undefined; // the closing quote escaped
-      if (codes === undefined) codes = codesOf(s, from + 1, r);
+      if (r + 1 >= stop) return undefined;
+      if (n < 0) n = copyToScratch(s, open + 1, r);
       const e = s.charCodeAt(r + 1);
       if (e === 0x75) {
         let rr = getu4(s, r);
-        if (rr < 0 || r + 6 > end) return undefined;
+        if (rr < 0 || r + 6 > stop) return undefined;
         r += 6;
         if (rr >= 0xd800 && rr < 0xe000) {
-          const rr1 = r + 6 <= end ? getu4(s, r) : -1;
+          const rr1 = r + 6 <= stop ? getu4(s, r) : -1;
           if (rr < 0xdc00 && rr1 >= 0xdc00 && rr1 < 0xe000) {
-            pushRune(codes, 0x10000 + ((rr - 0xd800) << 10) + (rr1 - 0xdc00));
+            n = putRune(n, 0x10000 + ((rr - 0xd800) << 10) + (rr1 - 0xdc00));
             r += 6;
             continue;
           }
           rr = RUNE_ERROR;
         }
-        pushRune(codes, rr);
+        n = putRune(n, rr);
         continue;
       }
       const v = SIMPLE_ESCAPES[e];
-      if (v === undefined) return undefined;
-      codes.push(v.charCodeAt(0));
+      if (v < 0) return undefined;
+      b[n++] = v;
       r += 2;
-    } else if (c < 0x20 || c === 0x22) {
+    } else if (c < 0x20) {
       return undefined;
     } else if (c < 0x80) {
-      codes?.push(c);
+      if (n >= 0) b[n++] = c;
       r++;
     } else {
       const p = decodeRune(s, r);
       if (isInvalid(p)) {
-        if (codes === undefined) codes = codesOf(s, from + 1, r);
-        codes.push(0xef, 0xbf, 0xbd);
+        if (n < 0) n = copyToScratch(s, open + 1, r);
+        b[n++] = 0xef;
+        b[n++] = 0xbf;
+        b[n++] = 0xbd;
         r++;
       } else {
         const size = p & 7;
-        if (codes !== undefined) { for (let k = r; k < r + size; k++) codes.push(s.charCodeAt(k)); }
+        if (n >= 0) { for (let k = r; k < r + size; k++) b[n++] = s.charCodeAt(k); }
         r += size;
       }
     }
   }
-  return codes === undefined ? s.slice(from + 1, end) : fromCodes(codes);
+  return undefined;
 }
 
-/** The char codes of `s[from:to]`. */
-function codesOf(s: string, from: number, to: number): number[] {
-  const codes: number[] = [];
-  for (let k = from; k < to; k++) codes.push(s.charCodeAt(k));
-  return codes;
+/** Copies the char codes of `s[from:to]` to the start of SCRATCH; returns their count. */
+function copyToScratch(s: string, from: number, to: number): number {
+  const b = SCRATCH;
+  let n = 0;
+  for (let k = from; k < to; k++) b[n++] = s.charCodeAt(k);
+  return n;
 }
 
 /**
@@ -157,6 +219,17 @@ export function unquoteJSONString(lit: string, thread?: Thread): string {
     const fast = unquoteSpan(lit, 0, lit.length);
     if (fast !== undefined) return fast;
   }
+  return unquoteValidated(lit, thread);
+}
+
+/**
+ * The general path of {@link unquoteJSONString}, for literals of any length: the scanner's validation (and
+ * its error messages), then the decoding, polling `thread` on the way. The one-pass {@link unquoteSpan}
+ * must agree with it on every literal it accepts.
+ *
+ * @throws {JSONSyntaxError} with the scanner's message for control characters and bad escapes.
+ */
+export function unquoteValidated(lit: string, thread?: Thread): string {
   validateJSON(lit, thread);
   const end = lit.length - 1;
   const out = new TextBuilder(thread);

@@ -87,7 +87,7 @@ const values: DictFn = (thread, d, args, kwargs, name) => {
 };
 
 const pop: DictFn = (thread, d, args, kwargs, name) => {
-  const [k, dflt] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg) as [Value, Value | undefined];
+  const [k, dflt] = keyAndDefault(name, args, kwargs);
   chargeKeyHash(thread, k);
   let v: Value | undefined;
   try {
@@ -110,7 +110,7 @@ const popitem: DictFn = (_thread, d, args, kwargs, name) => {
 };
 
 const setdefault: DictFn = (thread, d, args, kwargs, name) => {
-  const [k, dflt] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg) as [Value, Value | undefined];
+  const [k, dflt] = keyAndDefault(name, args, kwargs);
   chargeKeyHash(thread, k);
   const value = dflt ?? null;
   try {
@@ -130,6 +130,12 @@ const update: DictFn = (thread, d, args, kwargs, name) => {
   named(name, () => updateDict(thread, d, args, kwargs));
   return null;
 };
+
+/** The `(key, default=?)` arguments of `pop` and `setdefault`; the usual positional call needs no unpacking. */
+function keyAndDefault(name: string, args: Value[], kwargs: Kwargs): [Value, Value | undefined] {
+  if (kwargs.length === 0 && (args.length === 1 || args.length === 2)) return [args[0], args[1]];
+  return unpackPositional(name, args, kwargs, 1, anyArg, anyArg) as [Value, Value | undefined];
+}
 
 const DICT_FUNCS: [string, DictFn][] = [
   ["clear", clear],

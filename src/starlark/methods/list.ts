@@ -111,7 +111,10 @@ const insert: ListFn = (thread, l, args, kwargs, name) => {
 
 const pop: ListFn = (thread, l, args, kwargs, name) => {
   const n = l.elems.length;
-  const [iArg] = unpackPositional(name, args, kwargs, 0, intArg);
+  // `pop()` is the usual call (a stack): nothing to unpack.
+  const iArg = args.length === 0 && kwargs.length === 0
+    ? undefined
+    : unpackPositional(name, args, kwargs, 0, intArg)[0];
   const orig = iArg ?? n - 1;
   const i = orig < 0 ? orig + n : orig;
   if (i < 0 || i >= n) throw new EvalError(`${name}: ${outOfRange(orig, n)}`);

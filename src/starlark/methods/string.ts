@@ -37,6 +37,7 @@ import {
   type Value,
 } from "../values/mod.ts";
 import {
+  cutsetMatcher,
   decodeLastRune,
   isASCII,
   isCased,
@@ -174,17 +175,6 @@ function findImpl(
   return i;
 }
 
-/** The set of runes of a strip cutset (invalid bytes decode as U+FFFD, as in Go). */
-function runeSet(chars: string): Set<number> {
-  const set = new Set<number>();
-  for (let i = 0; i < chars.length;) {
-    const p = decodeRune(chars, i);
-    set.add(runeOf(p));
-    i += sizeOf(p);
-  }
-  return set;
-}
-
 /**
  * Charges the runes a trim examined when all were ASCII, in the amounts a {@link RuneMeter} charges them
  * (one step each, flushed per 1,024), so the budgets see the same charges as on the rune-by-rune path.
@@ -247,18 +237,13 @@ function trimRightRunes(thread: Thread, s: string, match: (r: number) => boolean
 }
 
 const strip: StrFn = (thread, s, args, kwargs, name) => {
-  const [chars] = unpackPositional(name, args, kwargs, 0, stringArg);
+  const [chars] = args.length === 0 && kwargs.length === 0
+    ? [undefined]
+    : unpackPositional(name, args, kwargs, 0, stringArg);
   let match: (r: number) => boolean = isSpace;
   if (chars !== undefined && chars !== "") {
     chargeRunes(thread, chars);
-    const c = chars.charCodeAt(0);
-    if (chars.length === 1 && c < 0x80) {
-      // One ASCII character (`strip('"')`): no set of runes to build per call.
-      match = (r) => r === c;
-    } else {
-      const set = runeSet(chars);
-      match = (r) => set.has(r);
-    }
+    match = cutsetMatcher(chars);
   }
   if (name[0] === "l") return trimLeft(thread, s, match);
   if (name[0] === "r") return trimRight(thread, s, match);
@@ -275,6 +260,11 @@ function chargeCompare(thread: Thread, affix: string): void {
 }
 
 const startsWith: StrFn = (thread, s, args, kwargs, name) => {
+  if (args.length === 1 && kwargs.length === 0 && typeof args[0] === "string") {
+    // The common call: the whole string, one affix (no unpacking, no slice, no closure).
+    chargeCompare(thread, args[0]);
+    return name[0] === "e" ? s.endsWith(args[0]) : s.startsWith(args[0]);
+  }
   const [x, start, end] = unpackPositional(name, args, kwargs, 1, anyArg, anyArg, anyArg) as [
     Value,
     Value | undefined,
@@ -308,7 +298,9 @@ const startsWith: StrFn = (thread, s, args, kwargs, name) => {
 };
 
 const partition: StrFn = (thread, s, args, kwargs, name) => {
-  const [sep] = unpackPositional(name, args, kwargs, 1, stringArg) as [string];
+  const sep = args.length === 1 && kwargs.length === 0 && typeof args[0] === "string"
+    ? args[0]
+    : unpackPositional(name, args, kwargs, 1, stringArg)[0] as string;
   if (sep === "") throw new EvalError(`${name}: empty separator`);
   const first = name[0] === "p";
   const i = first ? findIndex(thread, s, sep) : findLastIndex(thread, s, sep);
@@ -415,7 +407,10 @@ function splitOn(thread: Thread, s: string, sep: string, max: number, keepSep = 
 }
 
 const split: StrFn = (thread, s, args, kwargs, name) => {
-  const [sep, maxArg] = unpackPositional(name, args, kwargs, 0, anyArg, intArg);
+  // `s.split(sep)` and `s.split()` need no unpacking.
+  const [sep, maxArg] = args.length <= 1 && kwargs.length === 0
+    ? [args[0], undefined]
+    : unpackPositional(name, args, kwargs, 0, anyArg, intArg);
   const max = maxArg ?? -1;
   let res: string[];
   if (sep === undefined || sep === null) {

@@ -290,3 +290,46 @@ Deno.test("join charges its output to the memory budget", () => {
   const parts = new List(Array.from({ length: 100 }, () => "x".repeat(50)));
   assert.throws(() => join(th, ",", [parts], []), ResourceError);
 });
+
+Deno.test("strip, lstrip and rstrip with generated ASCII cutsets match a rune-by-rune model", () => {
+  // Every ASCII code, with the 32-code word boundaries of the cutset bitmap (31/32, 63/64, 95/96, 127)
+  // and non-ASCII runes that must never match an ASCII cutset.
+  const pool = [...Array.from({ length: 128 }, (_, c) => String.fromCharCode(c)), "\xc3\xa9", "\xc2\x80"];
+  let seed = 12345;
+  const next = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return (seed >> 8) % n;
+  };
+  const model = (s: string, cut: Set<string>, left: boolean, right: boolean): string => {
+    const runes = s.match(/\xc3\xa9|\xc2\x80|[\s\S]/g) ?? [];
+    let i = 0, j = runes.length;
+    if (left) { while (i < j && cut.has(runes[i])) i++; }
+    if (right) { while (j > i && cut.has(runes[j - 1])) j--; }
+    return runes.slice(i, j).join("");
+  };
+  for (let n = 0; n < 600; n++) {
+    const cutChars = Array.from({ length: 1 + next(6) }, () => String.fromCharCode(next(128)));
+    const cut = new Set(cutChars);
+    // Strings mostly made of cutset members, so stripping goes some way before it stops.
+    const s = Array.from(
+      { length: next(12) },
+      () => next(3) > 0 ? cutChars[next(cutChars.length)] : pool[next(130)],
+    )
+      .join("");
+    const th = new Thread();
+    for (
+      const [name, left, right] of [["strip", true, true], ["lstrip", true, false], [
+        "rstrip",
+        false,
+        true,
+      ]] as const
+    ) {
+      const got = lookupMethod("", name)!(th, s, [cutChars.join("")], []);
+      assert.equal(
+        got,
+        model(s, cut, left, right),
+        `${JSON.stringify(s)}.${name}(${JSON.stringify(cutChars.join(""))})`,
+      );
+    }
+  }
+});

@@ -184,3 +184,47 @@ export function isCased(r: number): boolean {
   if (r < 0x80) return (r | 0x20) >= 0x61 && (r | 0x20) <= 0x7a;
   return isCasedRune(r);
 }
+
+/**
+ * A matcher for an all-ASCII strip cutset, as a 128-bit bitmap in four 32-bit words (undefined when the
+ * cutset has a non-ASCII byte): building a Set of runes on every call costs more than most strips do.
+ */
+function asciiCutset(chars: string): ((r: number) => boolean) | undefined {
+  let w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars.charCodeAt(i);
+    if (c >= 0x80) return undefined;
+    const bit = 1 << (c & 31);
+    if (c < 32) w0 |= bit;
+    else if (c < 64) w1 |= bit;
+    else if (c < 96) w2 |= bit;
+    else w3 |= bit;
+  }
+  return (r) => {
+    if (r >= 0x80) return false;
+    const w = r < 32 ? w0 : r < 64 ? w1 : r < 96 ? w2 : w3;
+    return (w & (1 << (r & 31))) !== 0;
+  };
+}
+
+/** The set of runes of a strip cutset (invalid bytes decode as U+FFFD, as in Go). */
+function runeSet(chars: string): Set<number> {
+  const set = new Set<number>();
+  for (let i = 0; i < chars.length;) {
+    const p = decodeRune(chars, i);
+    set.add(runeOf(p));
+    i += sizeOf(p);
+  }
+  return set;
+}
+
+/** Whether a rune is in the strip cutset `chars` (non-empty), built once per call. */
+export function cutsetMatcher(chars: string): (r: number) => boolean {
+  const c = chars.charCodeAt(0);
+  // One ASCII character (`strip('"')`): nothing to build.
+  if (chars.length === 1 && c < 0x80) return (r) => r === c;
+  const ascii = asciiCutset(chars);
+  if (ascii !== undefined) return ascii;
+  const set = runeSet(chars);
+  return (r) => set.has(r);
+}

@@ -13,9 +13,9 @@
  * are split into sub-millisecond pieces (see {@link intToDecimal}).
  *
  * Calibration (Deno 2.9, V8 14, one core of the reference machine; a step is ~12 ns): a linear pass
- * (add, compare, measuring the length) over an n-limb int takes ~n ns; an n×m-limb product (n ≥ m)
- * ~n·√m·6 ns (Karatsuba and beyond); an n-by-m-limb division ~(n−m)·m·0.06 ns + n ns. The figures and
- * the table are in `docs/cost_model.md`.
+ * (add, compare) over an n-limb int takes ~n ns, and measuring its length (int_bits.ts) ~0.3 µs at any
+ * size; an n×m-limb product (n ≥ m) ~n·√m·6 ns (Karatsuba and beyond); an n-by-m-limb division
+ * ~(n−m)·m·0.06 ns + n ns. The figures and the table are in `docs/cost_model.md`.
  *
  * Ints below 2^256 are charged nothing beyond their operation's step: their size is bounded by that of
  * the operands like any other small allocation per step.
@@ -24,6 +24,7 @@
  */
 import type { Int } from "./int.ts";
 import { ResourceError } from "./errors.ts";
+import { bitLength, SITE_LEFT, SITE_OTHER, SITE_RESULT, SITE_RIGHT, SITE_SHIFT } from "./int_bits.ts";
 import type { Thread } from "./thread.ts";
 
 /** Default of {@link ThreadOptions.maxIntBits}: 2^18 bits (32 KiB, 78,913 decimal digits). */
@@ -42,16 +43,9 @@ function isFree(x: Int): boolean {
   return typeof x === "number" || (x < FREE_LIMIT && x > MINUS_FREE_LIMIT);
 }
 
-/** The number of bits of `|x|` (0 for 0). Linear in the size of `x` only beyond 2^1024. */
+/** The number of bits of `|x|` (0 for 0), exactly, in time independent of its size (see int_bits.ts). */
 export function intBits(x: Int): number {
-  if (typeof x === "number") return x === 0 ? 0 : Math.floor(Math.log2(x < 0 ? -x : x)) + 1;
-  const f = Number(x);
-  if (f !== Infinity && f !== -Infinity) return Math.floor(Math.log2(f < 0 ? -f : f)) + 1;
-  // No native bit length: hex digits are produced in one linear pass (≈1 ns per bit/64 limb... see docs).
-  const hex = x.toString(16);
-  const neg = hex.charCodeAt(0) === 45;
-  const first = parseInt(hex[neg ? 1 : 0], 16);
-  return (hex.length - (neg ? 2 : 1)) * 4 + (32 - Math.clz32(first));
+  return bitLength(x, SITE_OTHER);
 }
 
 function limbs(bits: number): number {
@@ -85,7 +79,9 @@ export function chargeIntResult(thread: Thread, bits: number): void {
  * is cheaper than two of the operands, and the cap is exact.
  */
 export function linearResult(thread: Thread, z: Int): Int {
-  if (typeof z === "bigint" && (z > FREE_LIMIT || z < MINUS_FREE_LIMIT)) chargeIntResult(thread, intBits(z));
+  if (typeof z === "bigint" && (z > FREE_LIMIT || z < MINUS_FREE_LIMIT)) {
+    chargeIntResult(thread, bitLength(z, SITE_RESULT));
+  }
   return z;
 }
 
@@ -103,7 +99,7 @@ export function mulSteps(n: number, m: number): number {
  */
 export function chargeMul(thread: Thread, x: Int, y: Int): boolean {
   if (isFree(x) && isFree(y)) return false;
-  const bx = intBits(x), by = intBits(y);
+  const bx = bitLength(x, SITE_LEFT), by = bitLength(y, SITE_RIGHT);
   if (bx === 0 || by === 0) return false;
   const bits = bx + by;
   if (bits - 1 > thread.maxIntBits) throw intTooLarge(thread, bits - 1);
@@ -120,7 +116,7 @@ export function divSteps(n: number, m: number): number {
 /** Before `x // y` or `x % y` when either operand is a bigint (the result is no larger than `x`, or `y`). */
 export function chargeDiv(thread: Thread, x: Int, y: Int): void {
   if (isFree(x) && isFree(y)) return;
-  const bx = intBits(x), by = intBits(y);
+  const bx = bitLength(x, SITE_LEFT), by = bitLength(y, SITE_RIGHT);
   thread.charge(divSteps(limbs(bx), limbs(by)));
   thread.allocate(BIGINT_HEADER_BYTES + 8 * limbs(bx > by ? bx : by));
 }
@@ -129,7 +125,7 @@ export function chargeDiv(thread: Thread, x: Int, y: Int): void {
 export function chargeShift(thread: Thread, x: Int, n: number): void {
   if (typeof x === "number" && n < 64) return;
   if (x === 0) return;
-  const bits = intBits(x) + n;
+  const bits = bitLength(x, SITE_SHIFT) + n;
   if (bits <= 256) return;
   chargeIntResult(thread, bits);
 }
@@ -137,7 +133,7 @@ export function chargeShift(thread: Thread, x: Int, n: number): void {
 /** Before `x >> n` on a bigint: a linear pass, and a result no larger than `x`. */
 export function chargeRightShift(thread: Thread, x: Int, n: number): void {
   if (isFree(x)) return;
-  const bits = intBits(x) - n;
+  const bits = bitLength(x, SITE_SHIFT) - n;
   chargeIntResult(thread, bits > 0 ? bits : 1);
 }
 
@@ -145,10 +141,16 @@ export function chargeRightShift(thread: Thread, x: Int, n: number): void {
 const BITS_PER_DIGIT = Math.log2(10);
 
 /** Decimal digits per leaf of the split conversions (V8's own conversion is fast at this size). */
-const LEAF_DIGITS = 1200;
+const LEAF_DIGITS = 150;
 
-/** Bits below which V8's own decimal conversion is used as it is (it takes ≤ ~20 µs there). */
-const DIRECT_BITS = 4096;
+/**
+ * Bits below which V8's own decimal conversion is used as it is (~2 µs there). V8's conversion and
+ * division are quadratic, so above this the split with Barrett reductions below is faster.
+ */
+const DIRECT_BITS = 1000;
+
+/** Digits below which V8 parses a decimal string by itself (a few µs); longer ones are split. */
+const DIRECT_DIGITS = 1024;
 
 /**
  * Steps of converting an n-limb int to or from decimal in pieces: each level of the split divides
@@ -158,20 +160,81 @@ export function decimalSteps(n: number): number {
   return Math.ceil(n * Math.sqrt(n) * 1.5) + 4 * n;
 }
 
-/** 10^(LEAF_DIGITS · 2^i), computed once and shared: immutable values, never visible to programs. */
-const POW10: bigint[] = [];
+/**
+ * A power of ten of the split conversions, `p = 10^(LEAF_DIGITS · 2^i)`, with what a Barrett reduction
+ * by it needs: its bit length `k` and `m = floor(2^(2k) / p)`.
+ */
+interface Pow10 {
+  readonly p: bigint;
+  readonly k: number;
+  /** The digits of the power, `e = LEAF_DIGITS · 2^i`, and `5^e`: `p = 5^e · 2^e`. */
+  readonly e: number;
+  readonly p5: bigint;
+  /** The reciprocal, computed on first use (`undefined` before). */
+  m: bigint | undefined;
+}
 
-/** Levels of POW10 kept in the shared cache (up to 10^(1200·2^12), about 16 million bits). */
-const MAX_CACHED_LEVEL = 12;
+/** The powers 10^(LEAF_DIGITS · 2^i), computed once and shared: immutable, never visible to programs. */
+const POW10: Pow10[] = [];
+
+/** Levels of POW10 kept in the shared cache (up to 10^(150·2^15), about 16 million bits). */
+const MAX_CACHED_LEVEL = 15;
+
+function pow10Entry(i: number): Pow10 {
+  if (i < POW10.length) return POW10[i];
+  const last = POW10.length === 0 ? undefined : POW10[POW10.length - 1];
+  let p = last?.p ?? 10n ** BigInt(LEAF_DIGITS);
+  let p5 = last?.p5 ?? 5n ** BigInt(LEAF_DIGITS);
+  let entry: Pow10 | undefined;
+  for (let k = POW10.length; k <= i; k++) {
+    if (k > 0) {
+      p = p * p;
+      p5 = p5 * p5;
+    }
+    entry = { p, k: intBits(p), e: LEAF_DIGITS * 2 ** k, p5, m: undefined };
+    if (k <= MAX_CACHED_LEVEL) POW10.push(entry);
+  }
+  return entry!;
+}
 
 function pow10(i: number): bigint {
-  if (i < POW10.length) return POW10[i];
-  let p = POW10.length === 0 ? 10n ** BigInt(LEAF_DIGITS) : POW10[POW10.length - 1];
-  for (let k = POW10.length; k <= i; k++) {
-    if (k > 0) p = p * p;
-    if (k <= MAX_CACHED_LEVEL) POW10.push(p);
+  return pow10Entry(i).p;
+}
+
+/** Corrections of a Barrett estimate beyond which it is replaced by a division (it needs at most 4). */
+const MAX_FIXES = 8;
+
+/** Powers of ten from which a short quotient is estimated from the top of the reciprocal only. */
+const TRUNCATE_BITS = 4096;
+
+/** Bit lengths up to which a reciprocal is computed by one V8 division (at most ~10 µs). */
+const DIRECT_RECIPROCAL_BITS = 4096;
+
+/**
+ * `floor(2^(2k) / p)` for a `p` of exactly `k` bits, by Newton's iteration on the reciprocal of its top
+ * half: three products of its size instead of one quadratic division, with polls between them.
+ */
+export function reciprocal(p: bigint, k: number, thread?: Thread): bigint {
+  const two2k = 1n << BigInt(2 * k);
+  if (k <= DIRECT_RECIPROCAL_BITS) return two2k / p;
+  // The top h bits of p give 2^(k+h)/top ≈ 2^(2k)/p to h − 1 bits; one Newton step doubles that to
+  // more than k bits, and the last steps correct the remaining error of a unit or two.
+  const h = (k >>> 1) + 64;
+  const shift = BigInt(k - h);
+  let m = reciprocal(p >> shift, h, thread) << shift;
+  thread?.poll();
+  m += (m * (two2k - p * m)) >> BigInt(2 * k);
+  thread?.poll();
+  let r = two2k - p * m;
+  while (r < 0n) {
+    m--;
+    r += p;
   }
-  return p;
+  while (r >= p) {
+    m++;
+    r -= p;
+  }
+  return m;
 }
 
 /**
@@ -211,9 +274,33 @@ function splitDecimal(v: bigint, level: number, pad: boolean, out: string[], thr
     return;
   }
   thread?.poll();
-  const q = v / p;
+  const e = pow10Entry(level);
+  const m = e.m ??= reciprocal(p, e.k, thread);
+  // Barrett: v < p^2 < 2^(2k), so this estimate is at most 2 below the quotient (two products replace
+  // a division, which V8 does in quadratic time).
+  const q1 = v >> BigInt(e.k - 1);
+  let q: bigint;
+  const d = e.k < TRUNCATE_BITS ? 0 : e.k + 1 - bitLength(q1, SITE_OTHER);
+  if (d < 64) {
+    q = (q1 * m) >> BigInt(e.k + 1);
+  } else {
+    // A short quotient (v well below p^2, as at the top of a split) needs only the top bits of m: the
+    // bits dropped weigh less than 1 in the estimate, which stays below the quotient by at most 4.
+    q = (q1 * (m >> BigInt(d))) >> BigInt(e.k + 1 - d);
+  }
   thread?.poll();
-  const r = v - q * p; // a product is ~3× faster than a second division
+  // q·p as q·5^e·2^e: a product with a third fewer bits, and a shift.
+  let r = v - ((q * e.p5) << BigInt(e.e));
+  for (let fixes = 0; r >= p; fixes++) {
+    if (fixes === MAX_FIXES) {
+      // Unreachable by the bounds above; a division keeps the digits right whatever happens.
+      q = v / p;
+      r = v - q * p;
+      break;
+    }
+    r -= p;
+    q++;
+  }
   splitDecimal(q, level - 1, pad, out, thread);
   splitDecimal(r, level - 1, true, out, thread);
 }
@@ -231,7 +318,7 @@ export function parseDecimal(digits: string, thread?: Thread): bigint {
     thread.charge(decimalSteps(limbs(bits)));
     thread.allocate(BIGINT_HEADER_BYTES + 8 * limbs(bits));
   }
-  if (digits.length <= DIRECT_BITS / 4) return BigInt(digits);
+  if (digits.length <= DIRECT_DIGITS) return BigInt(digits);
   return joinDecimal(digits, 0, digits.length, thread);
 }
 
@@ -246,7 +333,8 @@ function joinDecimal(digits: string, from: number, to: number, thread?: Thread):
   const hi = joinDecimal(digits, from, to - low, thread);
   const lo = joinDecimal(digits, to - low, to, thread);
   thread?.poll();
-  return hi * pow10(level) + lo;
+  const e = pow10Entry(level);
+  return ((hi * e.p5) << BigInt(e.e)) + lo; // hi · 10^e as hi · 5^e · 2^e: a smaller product
 }
 
 /**

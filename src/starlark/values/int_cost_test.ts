@@ -11,6 +11,7 @@ import {
   intToDecimal,
   mulSteps,
   parseDecimal,
+  reciprocal,
 } from "./int_cost.ts";
 import { seededRandom } from "../seeded_random_test.ts";
 
@@ -136,4 +137,37 @@ Deno.test("int cost: decimal conversions poll the interrupt hook between pieces"
   polls = 0;
   assert.equal(parseDecimal(x.toString(), thread), x);
   assert.ok(polls >= 8, `polls ${polls}`);
+});
+
+Deno.test("int cost: Barrett reciprocals by Newton's iteration are exact floors of 2^(2k)/p", () => {
+  const rnd = seededRandom(21);
+  const sizes = [4097, 4160, 8191, 8192, 8193, 20_000, 65_537, 131_072, 262_144];
+  for (let i = 0; i < 12; i++) sizes.push(4097 + Math.floor(rnd() * 200_000));
+  for (const k of sizes) {
+    const top = 1n << BigInt(k - 1);
+    let r = 1n;
+    while (r < top) r = (r << 30n) | BigInt(Math.floor(rnd() * 2 ** 30));
+    const random = top | (r & (top - 1n));
+    for (const p of [top, (top << 1n) - 1n, random, top + 1n]) {
+      const want = (1n << BigInt(2 * k)) / p;
+      assert.equal(reciprocal(p, k), want, `k = ${k}`);
+    }
+  }
+});
+
+Deno.test("int cost: decimal text and parsing are exact at the split's power-of-ten boundaries", () => {
+  const thread = new Thread({ maxIntBits: 1 << 20 });
+  // Powers of ten at and around each level's size (150·2^i digits) are where a quotient estimate that is
+  // one or two short, or a padded piece, would show.
+  for (let i = 0; i <= 10; i++) {
+    const digits = 150 * 2 ** i;
+    for (const d of [-1, 0, 1, digits]) {
+      const p = 10n ** BigInt(digits + d);
+      for (const x of [p, p - 1n, p + 1n, -p, -(p - 1n), p * 7n - 3n]) {
+        assert.equal(intToDecimal(x, thread), x.toString(), `10^${digits + d} neighbour`);
+        const abs = x < 0n ? -x : x;
+        assert.equal(parseDecimal(abs.toString(), thread), abs, `parse 10^${digits + d} neighbour`);
+      }
+    }
+  }
 });

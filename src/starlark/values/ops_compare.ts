@@ -237,6 +237,15 @@ export function comparePrimitive<T extends number | string>(op: CompareOp, x: T,
  */
 export function compare(op: CompareOp, x: Value, y: Value, thread?: Thread): boolean {
   if (typeof x === "number" && typeof y === "number") return comparePrimitive(op, x, y);
+  if (x instanceof Tuple && y instanceof Tuple) {
+    // `(priority, item)` pairs (a heap, a sort key) usually differ in a leading int: decided there,
+    // as seqCmp decides it (it charges nothing for tuples this short).
+    const a = x.elems, b = y.elems;
+    if (a.length > 0 && b.length > 0 && (a.length <= 64 || b.length <= 64)) {
+      const p = a[0], q = b[0];
+      if (typeof p === "number" && typeof q === "number" && p !== q) return comparePrimitive(op, p, q);
+    }
+  }
   if (typeof x === "string" && typeof y === "string") {
     if (thread !== undefined) chargeStringCompare(thread, x, y);
     return comparePrimitive(op, x, y);

@@ -113,7 +113,18 @@ export function forEachMatch(
 
 /** Index of the first occurrence of `sub` in `s[from:end]`, or -1. */
 export function findIndex(thread: Thread, s: string, sub: string, from = 0, end: number = s.length): number {
-  if (sub.length === 0) return from <= end ? from : -1;
+  const m = sub.length;
+  if (m === 0) return from <= end ? from : -1;
+  if (m <= MAX_NATIVE_NEEDLE && end - from <= SEARCH_WINDOW + m - 1) {
+    // One window of forEachMatch (the usual `c in "..."` or `find` on a short text), charged as it
+    // charges it, without a callback or a slice.
+    if (end - from < m) return -1;
+    chargeScan(thread, end - from, m === 1 ? BYTE_SCAN_PER_STEP : NATIVE_SCAN_PER_STEP);
+    const i = s.indexOf(sub, from);
+    if (i < 0 || i + m > end) return -1;
+    thread.charge(1);
+    return i;
+  }
   let found = -1;
   forEachMatch(thread, s, sub, from, end, 1, (i) => {
     found = i;

@@ -1,6 +1,6 @@
 /** Tests of the budgeted substring search: results equal a naive search's, work is charged and polled. */
 import assert from "node:assert/strict";
-import { countMatches, findIndex, findLastIndex, SEARCH_WINDOW } from "./ops_search.ts";
+import { countMatches, findIndex, findLastIndex, forEachMatch, SEARCH_WINDOW } from "./ops_search.ts";
 import { Thread } from "./value.ts";
 
 const th = new Thread();
@@ -93,4 +93,29 @@ Deno.test("search: the scan is charged before it runs and polls the interrupt ho
   // A budget stops a long search.
   const small = new Thread({ maxSteps: 1000 });
   assert.throws(() => findIndex(small, s, "xy"), /too many steps/);
+});
+
+Deno.test("search: findIndex charges what a one-match forEachMatch charges, across window sizes", () => {
+  const rnd = lcg(11);
+  const pick = (n: number) => Math.floor(rnd() * n);
+  for (let t = 0; t < 400; t++) {
+    // Texts around the one-window limit as well as short ones, needles from 1 byte to past the native limit.
+    const big = pick(4) === 0;
+    const n = big ? SEARCH_WINDOW - 300 + pick(600) : pick(80);
+    const s = "ab".repeat(Math.ceil(n / 2)).slice(0, n) + (pick(2) ? "xyz" : "");
+    const m = [1, 2, 3, 9, 260][pick(5)];
+    const tail = s.slice(Math.max(0, s.length - m));
+    const sub = pick(2) === 0 && tail !== "" ? tail : "ab".repeat(m).slice(0, m);
+    const from = pick(Math.min(s.length + 2, 40));
+    const end = Math.max(0, s.length - pick(Math.min(s.length + 1, 40)));
+    const a = new Thread(), b = new Thread();
+    let viaLoop = -1;
+    forEachMatch(b, s, sub, from, end, 1, (i) => {
+      viaLoop = i;
+      return true;
+    });
+    const what = `|s|=${s.length} |sub|=${sub.length} from=${from} end=${end}`;
+    assert.equal(findIndex(a, s, sub, from, end), viaLoop, what);
+    assert.equal(a.steps, b.steps, what);
+  }
 });

@@ -2,7 +2,9 @@
  * "Did you mean" for the names a model gets wrong: a keyword argument, a capability or a namespace. The
  * candidates are always names the caller can use (a capability's declared keywords, the capabilities of
  * the catalog its program runs with), so a suggestion never reveals a name it may not call. Shared by
- * the host's binding (`src/core/binding.ts`), the sandbox's argument check and the program hints.
+ * the host's binding (`src/core/binding.ts`), the sandbox's argument check and the program hints. A folder
+ * of its own at the bottom of the dependency order: the sandbox, which loads nothing else of the host's,
+ * imports it as well as the core.
  *
  * @module
  */
