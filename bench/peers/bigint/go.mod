@@ -1,0 +1,3 @@
+module codemode.bench/bigint
+
+go 1.21
