@@ -21,7 +21,14 @@ import {
   type Tool,
 } from "../domain/mod.ts";
 import { nameTools } from "./names.ts";
-import { fromDownstream, GENERIC_OUTPUT, mapInput, mapOutput, type Rename, toDownstream } from "./schema.ts";
+import {
+  fromDownstream,
+  GENERIC_OUTPUT,
+  mapInput,
+  mapOutput,
+  type Rename,
+  toDownstream,
+} from "../../jsonschema/mod.ts";
 
 /** One native call as the gateway runs it. */
 export type NativeCall = (

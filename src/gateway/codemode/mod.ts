@@ -2,7 +2,8 @@
  * Code mode on the gateway: each client programs over exactly the downstream tools it may call. The
  * schema mapping (JSON Schema → CodeMode types, identifier-safe names), the per-client capabilities whose
  * native calls run the whole pipeline, the per-client servers over one shared sandbox pool, and the
- * three MCP tools.
+ * three MCP tools. The schema mapping is `src/jsonschema/`'s (the OpenAPI subsystem maps with it too); a
+ * tool's schema stands alone, so the gateway maps without a schema context: `$ref` and `allOf` are `json`.
  *
  * @module
  */
@@ -19,7 +20,7 @@ export {
   type ParameterNote,
   type Rename,
   toDownstream,
-} from "./schema.ts";
+} from "../../jsonschema/mod.ts";
 export {
   type ClientCapabilities,
   clientCapabilities,

@@ -30,7 +30,7 @@ import { describeCapability, type Limits, type StructSchema } from "../../core/m
 import type { JsonObject, Tool } from "../domain/mod.ts";
 import { setOwn } from "../../plain.ts";
 import { clientCapabilities } from "./capabilities.ts";
-import { mapInput } from "./schema.ts";
+import { mapInput } from "../../jsonschema/mod.ts";
 import type { CodeModeService } from "./service.ts";
 
 /**

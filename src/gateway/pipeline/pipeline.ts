@@ -19,6 +19,7 @@ import {
   newTrace,
   type Notification,
   type Result,
+  type ToolRef,
   tryParseToolRef,
 } from "../domain/mod.ts";
 import type { CallOptions, PipelineDeps, PipelineSettings } from "./ports.ts";
@@ -154,17 +155,7 @@ export class Pipeline {
     const decision = ref === undefined ? undefined : this.#settings.policy.decide(client, ref);
     ctx.trace.decision = decision?.allow === true ? denied("not_found") : decision;
     const error = new GatewayError("unknown_tool");
-    const shown = this.#settings.redactor.redactText(name.slice(0, MAX_TOOL_NAME_LENGTH));
-    ctx.trace.redactions += shown.count;
-    const record = callRecord(
-      { client, name: shown.value, executionId: options.executionId },
-      ctx,
-      this.#monotonic() - started,
-      this.#now(),
-      error,
-      undefined,
-    );
-    await this.#audit.submit(record, { downstream: ref?.downstream ?? "", errorCode: error.code });
+    await this.#auditUnentered(client, name, ctx, started, ref, error, options.executionId);
   }
 
   /**
@@ -195,11 +186,27 @@ export class Pipeline {
     const callable = ctx.trace.decision?.allow === true && this.#deps.catalog().lookup(name) !== undefined;
     if (ctx.trace.decision?.allow === true && !callable) ctx.trace.decision = denied("not_found");
     const error = new GatewayError(callable ? "invalid_arguments" : "unknown_tool");
-    // The name is client input: audit a bounded, redacted copy of it.
+    await this.#auditUnentered(client, name, ctx, started, ref, error, options.executionId);
+    throw error;
+  }
+
+  /**
+   * Audits a call that never entered the chain (refused or rejected), with `error` as its outcome. The
+   * name is client input: the record holds a bounded, redacted copy of it.
+   */
+  async #auditUnentered(
+    client: Identity,
+    name: string,
+    ctx: CallContext,
+    started: number,
+    ref: ToolRef | undefined,
+    error: GatewayError,
+    executionId: string | undefined,
+  ): Promise<void> {
     const shown = this.#settings.redactor.redactText(name.slice(0, MAX_TOOL_NAME_LENGTH));
     ctx.trace.redactions += shown.count;
     const record = callRecord(
-      { client, name: shown.value, executionId: options.executionId },
+      { client, name: shown.value, executionId },
       ctx,
       this.#monotonic() - started,
       this.#now(),
@@ -207,6 +214,5 @@ export class Pipeline {
       undefined,
     );
     await this.#audit.submit(record, { downstream: ref?.downstream ?? "", errorCode: error.code });
-    throw error;
   }
 }

@@ -271,7 +271,7 @@ function writeValue(root: Value, thread: Thread | undefined): string {
       continue;
     }
     if (w instanceof Cursor) {
-      nextElem(stack, out, w);
+      if (pushNextElem(stack, w) > 0) out.add(", ");
       continue;
     }
     if (thread !== undefined && ++items % CHECK_EVERY === 0) {
@@ -322,25 +322,30 @@ function writeValue(root: Value, thread: Thread | undefined): string {
   return out.finish();
 }
 
-/** Moves `c` on by one element: its separator is written, the element goes on the stack above `c`. */
-function nextElem(stack: Work[], out: TextBuilder, c: Cursor): void {
+/**
+ * Moves `c` on by one element: pushes `c` back, and the element (or a dict entry's key, `: ` and value)
+ * above it. Returns the element's index, or -1 when `c` has none left; the caller adds the separator
+ * before every element but the first (the bounded quoter as work on the stack, repr as text).
+ */
+export function pushNextElem(stack: Work[], c: Cursor): number {
   let v: Value | DictEntry;
   const k = c.i;
   if (c.elems !== undefined) {
-    if (k >= c.elems.length) return;
+    if (k >= c.elems.length) return -1;
     v = c.elems[k];
   } else {
     const r = c.entries!.next();
-    if (r.done === true) return;
+    if (r.done === true) return -1;
     v = r.value;
   }
-  if (c.i++ > 0) out.add(", ");
+  c.i++;
   stack.push(c);
   if (c.vals !== undefined) stack.push(c.vals[k], COLON, v as Value);
   else if (c.isDict) {
     const e = v as DictEntry;
     stack.push(e.value, COLON, e.key);
   } else stack.push(v as Value);
+  return k;
 }
 
 function objectRepr(x: Value, thread: Thread | undefined): string {

@@ -26,18 +26,18 @@ import {
   CLOSE_SET,
   CLOSE_TUPLE,
   CLOSE_TUPLE1,
-  COLON,
   Cursor,
   escapeASCII,
   Lit,
   POP,
+  pushNextElem,
   repr,
   type Work,
 } from "./ops_repr.ts";
 import type { StarlarkReprable } from "./ops_repr.ts";
 import { decodeRune, isPrint } from "./utf8.ts";
 import { Builtin, Bytes, Dict, Float, List, Module, Range, StarSet, Tuple, typeName } from "./value.ts";
-import type { DictEntry, Thread, Value } from "./value.ts";
+import type { Thread, Value } from "./value.ts";
 
 /** How many characters of a value's text an error message quotes before it cuts the text short. */
 export const QUOTE_LIMIT = 256;
@@ -263,7 +263,7 @@ function walkBounded(root: Value, thread: Thread | undefined, limit: number): st
     }
     if (w instanceof Cursor) {
       if (w === rootCursor) done = w.i;
-      nextElem(stack, w);
+      if (pushNextElem(stack, w) > 0) stack.push(SEP);
       continue;
     }
     items++;
@@ -354,28 +354,6 @@ function walkBounded(root: Value, thread: Thread | undefined, limit: number): st
   }
   if (!cut) return out;
   return out + moreMarker(lengthOf(root) - done, unitOf(root));
-}
-
-/** Moves `c` on by one element: pushes the element, and above it the separator before it. */
-function nextElem(stack: Work[], c: Cursor): void {
-  let v: Value | DictEntry;
-  const k = c.i;
-  if (c.elems !== undefined) {
-    if (k >= c.elems.length) return;
-    v = c.elems[k];
-  } else {
-    const r = c.entries!.next();
-    if (r.done === true) return;
-    v = r.value;
-  }
-  c.i++;
-  stack.push(c);
-  if (c.vals !== undefined) stack.push(c.vals[k], COLON, v as Value);
-  else if (c.isDict) {
-    const e = v as DictEntry;
-    stack.push(e.value, COLON, e.key);
-  } else stack.push(v as Value);
-  if (k > 0) stack.push(SEP);
 }
 
 const SEP = new Lit(", ");
