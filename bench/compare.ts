@@ -50,7 +50,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
  * The `deno run` options of the `star` task in `deno.json` (everything between `deno run` and the script),
  * so that ours runs with the flags `deno task star` gives it.
  */
-async function starTaskOptions(): Promise<string[]> {
+export async function starTaskOptions(): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(join(root, "deno.json")));
   const words = String(config.tasks?.star ?? "").split(/\s+/);
   const script = words.findIndex((w) => w.endsWith("cli_launcher.ts"));
