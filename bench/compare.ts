@@ -171,7 +171,16 @@ function lastLine(text: string): string {
  * under that flag, which also allows reassigned globals and top-level control flow.
  */
 async function needsGlobalReassign(program: string): Promise<boolean> {
-  return (await Deno.readTextFile(program)).startsWith("# dialect: -globalreassign\n");
+  return hasGlobalReassignLine(await Deno.readTextFile(program));
+}
+
+function hasGlobalReassignLine(text: string): boolean {
+  return text.startsWith("# dialect: -globalreassign\n");
+}
+
+/** The options our CLI needs for a compare program of this text (its dialect line), before the file name. */
+export function ourDialectOptions(text: string): string[] {
+  return hasGlobalReassignLine(text) ? ["--while", "--globalreassign", "--toplevelcontrol"] : [];
 }
 
 function runners(starlarkGo: string, python: boolean, cli: string, denoOptions: string[]): Runner[] {
@@ -186,7 +195,7 @@ function runners(starlarkGo: string, python: boolean, cli: string, denoOptions: 
           cli,
           "--no-steps",
           "--set",
-          ...(await needsGlobalReassign(program) ? ["--while", "--globalreassign", "--toplevelcontrol"] : []),
+          ...ourDialectOptions(await Deno.readTextFile(program)),
           program,
         ],
       }),

@@ -23,7 +23,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { starTaskOptions } from "./compare.ts";
+import { ourDialectOptions, starTaskOptions } from "./compare.ts";
 import { freshBundle } from "../src/starlark/cli_launcher.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -152,9 +152,7 @@ async function main(): Promise<void> {
         ? "def main():\n    return 0\n"
         : await Deno.readTextFile(join(root, "bench", "programs", `${name}.star`));
       await Deno.writeTextFile(path, text + "\nprint(main())\n");
-      const dialect = text.startsWith("# dialect: -globalreassign\n")
-        ? ["--while", "--globalreassign", "--toplevelcontrol"]
-        : [];
+      const dialect = ourDialectOptions(text);
       return ["run", "-A", flags, entry, "--no-steps", "--set", ...dialect, path];
     };
     const floor = await medianRun(await starArgs("empty", v8), runs);
